@@ -1,0 +1,54 @@
+import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { Permission } from './permissions';
+import type { Principal, ScannerPrincipal, UserPrincipal } from './principal';
+
+/**
+ * Every route declares exactly one access rule. The authentication guard refuses to serve a
+ * route without one, and a test walks every route to prove it.
+ */
+export type RouteAccess = { kind: 'public' } | { kind: 'permission'; permission: Permission } | { kind: 'scanner' };
+
+export const ROUTE_ACCESS = 'certkeeper:route-access';
+
+const plainText = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
+
+/** No Authorization header needed. Only the routes CONTRACT section 2 lists as public. */
+export function Public(): MethodDecorator & ClassDecorator {
+  return SetMetadata(ROUTE_ACCESS, { kind: 'public' } satisfies RouteAccess);
+}
+
+/** A user token (JWT or API key) whose role grants `permission`. */
+export function RequirePermission(permission: Permission): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(ROUTE_ACCESS, { kind: 'permission', permission } satisfies RouteAccess),
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse(plainText('Missing, malformed or expired token.')),
+    ApiForbiddenResponse(plainText(`The caller's role lacks ${permission}, or the token is a scanner token.`)),
+  );
+}
+
+/** A scanner token; the scanner protocol routes only. */
+export function ScannerOnly(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(ROUTE_ACCESS, { kind: 'scanner' } satisfies RouteAccess),
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse(plainText('Missing, malformed or revoked scanner token.')),
+    ApiForbiddenResponse(plainText('The token is not a scanner token.')),
+  );
+}
+
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  return ctx.switchToHttp().getRequest<Request>().user as Principal;
+});
+
+/** The signed-in user on routes that require a user permission (the guard guarantees the kind). */
+export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): UserPrincipal => {
+  return ctx.switchToHttp().getRequest<Request>().user as UserPrincipal;
+});
+
+/** The calling scanner on scanner-only routes. */
+export const CurrentScanner = createParamDecorator((_: unknown, ctx: ExecutionContext): ScannerPrincipal => {
+  return ctx.switchToHttp().getRequest<Request>().user as ScannerPrincipal;
+});

@@ -1,0 +1,72 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { sendPlainText } from './plain-text';
+
+const MiB = 1024 * 1024;
+export const DEFAULT_BODY_LIMIT = 1 * MiB;
+export const LARGE_BODY_LIMIT = 10 * MiB;
+
+/** Routes that take certificate bundles or bulk imports get the larger limit (CONTRACT section 1). */
+const LARGE_BODY_ROUTES: readonly RegExp[] = [
+  /^\/api\/v1\/endpoints\/bulk\/?$/,
+  /^\/api\/v1\/endpoints\/[^/]+\/certificate\/?$/,
+  /^\/api\/v1\/certificates\/?$/,
+  /^\/api\/v1\/root-stores\/import\/?$/,
+];
+
+const CERTIFICATE_MEDIA_TYPES = ['application/pkix-cert', 'application/x-x509-ca-cert', 'application/octet-stream'];
+
+function parsersWithLimit(limit: number): RequestHandler[] {
+  return [
+    express.json({ limit, type: ['application/json', 'application/*+json'] }),
+    express.text({ limit, type: ['text/*', 'application/x-pem-file'] }),
+    express.raw({ limit, type: CERTIFICATE_MEDIA_TYPES }),
+  ];
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+}
+
+function describeParseFailure(error: BodyParserError, limit: number): { status: number; message: string } {
+  switch (error.type) {
+    case 'entity.too.large':
+      return { status: 413, message: `Request body is larger than the ${limit / MiB} MiB limit.` };
+    case 'entity.parse.failed':
+      return { status: 400, message: 'Request body is not valid JSON.' };
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return { status: 415, message: 'Request body uses an unsupported encoding.' };
+    case 'request.aborted':
+      return { status: 400, message: 'Request was aborted before its body arrived.' };
+    default:
+      return { status: error.status && error.status >= 400 && error.status < 500 ? error.status : 400, message: 'Request body could not be read.' };
+  }
+}
+
+/**
+ * Parses JSON, text and DER bodies with a size limit chosen by route, answering parse failures
+ * in plain text before any route runs.
+ */
+export function bodyParsing(): RequestHandler {
+  const small = parsersWithLimit(DEFAULT_BODY_LIMIT);
+  const large = parsersWithLimit(LARGE_BODY_LIMIT);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const wantsLarge = LARGE_BODY_ROUTES.some((route) => route.test(req.path));
+    const parsers = wantsLarge ? large : small;
+    const limit = wantsLarge ? LARGE_BODY_LIMIT : DEFAULT_BODY_LIMIT;
+    const runFrom = (index: number): void => {
+      const parser = parsers[index];
+      if (!parser) return next();
+      parser(req, res, (error?: unknown) => {
+        if (error) {
+          const { status, message } = describeParseFailure(error as BodyParserError, limit);
+          sendPlainText(res, status, message);
+          return;
+        }
+        runFrom(index + 1);
+      });
+    };
+    runFrom(0);
+  };
+}

@@ -1,0 +1,78 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import type { Response } from 'express';
+import { ToInteger } from '../validation/decorators';
+
+/** `limit`/`offset` of the paginated resources: default 50, at most 500 (CONTRACT section 1). */
+export class PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit: number = 50;
+
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(0)
+  offset: number = 0;
+}
+
+/** `limit`/`offset` of the bare-array lists that can grow without bound: default 500, at most 5000. */
+export class ListWindowQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 5000, default: 500 })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  limit: number = 500;
+
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(0)
+  offset: number = 0;
+}
+
+export interface Page<T> {
+  items: T[];
+  totalCount: number;
+  limit: number;
+  offset: number;
+}
+
+export function toPage<T>(items: T[], totalCount: number, query: { limit: number; offset: number }): Page<T> {
+  return { items, totalCount, limit: query.limit, offset: query.offset };
+}
+
+/** Bare-array lists always tell the client the full size in `X-Total-Count`. */
+export function setTotalCount(res: Response, totalCount: number): void {
+  res.setHeader('X-Total-Count', String(totalCount));
+}
+
+class PageEnvelopeDto {
+  @ApiProperty({ type: 'integer' }) totalCount!: number;
+  @ApiProperty({ type: 'integer' }) limit!: number;
+  @ApiProperty({ type: 'integer' }) offset!: number;
+}
+
+/** Documents `{ items, totalCount, limit, offset }` with typed items. */
+export function ApiPageResponse(item: Type<unknown>): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(PageEnvelopeDto, item),
+    ApiOkResponse({
+      schema: {
+        allOf: [
+          { $ref: getSchemaPath(PageEnvelopeDto) },
+          { type: 'object', required: ['items'], properties: { items: { type: 'array', items: { $ref: getSchemaPath(item) } } } },
+        ],
+      },
+    }),
+  );
+}

@@ -1,0 +1,47 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { sendPlainText } from './plain-text';
+
+/**
+ * The one exception filter: every error leaves as `text/plain` with a short human sentence (one
+ * line per validation problem). Unexpected failures are logged with the request id and answered
+ * with that id only, never a stack trace, SQL or secret.
+ */
+@Catch()
+export class PlainTextExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const requestId = req.requestId ?? 'unknown';
+
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      if (exception.getStatus() === HttpStatus.UNAUTHORIZED) res.setHeader('WWW-Authenticate', 'Bearer');
+      sendPlainText(res, exception.getStatus(), messageOf(exception));
+      return;
+    }
+
+    const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
+    const error = exception instanceof Error ? exception : new Error(String(exception));
+    this.logger.error(`${req.method} ${req.path} failed: ${error.message}`, { requestId, status, stack: error.stack });
+    if (res.headersSent) return;
+    if (status === HttpStatus.INTERNAL_SERVER_ERROR || !(exception instanceof HttpException)) {
+      sendPlainText(res, HttpStatus.INTERNAL_SERVER_ERROR, `Internal server error. Request id: ${requestId}`);
+      return;
+    }
+    // Deliberate 5xx answers (502 for an upstream failure, 503 for an unreachable database) carry
+    // their own message, written for the operator.
+    sendPlainText(res, status, `${messageOf(exception)} Request id: ${requestId}`);
+  }
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.map(String).join('\n');
+  if (typeof message === 'string') return message;
+  return exception.message;
+}

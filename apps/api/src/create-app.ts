@@ -1,0 +1,45 @@
+import type { LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module';
+import type { Clock } from './common/clock';
+import { accessLog } from './common/http/access-log';
+import { bodyParsing } from './common/http/body-parsing';
+import { assignRequestId } from './common/http/request-id';
+import { createValidationPipe } from './common/validation/validation-pipe';
+import type { AppConfig } from './config/app-config';
+import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
+
+export const API_PREFIX = 'api/v1';
+
+export interface CreateAppOptions {
+  logger?: LoggerService | false;
+  clock?: Clock;
+  /** Builds the module graph without instantiating providers (no database): enough for OpenAPI export. */
+  preview?: boolean;
+}
+
+/**
+ * Everything between a request and a controller: request ids, access log, body limits, the
+ * versioned prefix, validation and the OpenAPI routes. Shared by the server, tests and tools.
+ */
+export function configureHttpPipeline(app: NestExpressApplication): void {
+  app.disable('x-powered-by');
+  app.use(assignRequestId);
+  app.use(accessLog);
+  app.use(bodyParsing());
+  app.setGlobalPrefix(API_PREFIX);
+  app.useGlobalPipes(createValidationPipe());
+}
+
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, { clock: options.clock }), {
+    bodyParser: false,
+    logger: options.logger,
+    abortOnError: false,
+    preview: options.preview,
+  });
+  configureHttpPipeline(app);
+  serveOpenApi(app, buildOpenApiDocument(app));
+  return app;
+}

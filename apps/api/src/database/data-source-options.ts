@@ -1,0 +1,29 @@
+import type { DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+import { SnakeNamingStrategy } from './naming-strategy';
+
+export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    namingStrategy: new SnakeNamingStrategy(),
+    // gen_random_uuid() is built into PostgreSQL 13+, so no extension needs installing.
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: {
+      max: 10,
+      // Every network operation has a deadline: connecting, and each statement.
+      connectionTimeoutMillis: 5000,
+      statement_timeout: 30000,
+      idle_in_transaction_session_timeout: 60000,
+      application_name: 'certkeeper-api',
+    },
+  };
+}

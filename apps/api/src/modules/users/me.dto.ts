@@ -1,0 +1,49 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Equals, IsBoolean, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsNormalisedEmail } from '../../common/validation/decorators';
+import { MIN_PASSWORD_LENGTH, UserResponseDto } from './users.dto';
+
+export class MeResponseDto extends UserResponseDto {
+  @ApiProperty({ type: [String], description: 'Tags whose endpoints the caller is alerted about; empty means every endpoint.' })
+  tagSubscriptions!: string[];
+
+  @ApiProperty({ description: 'Whether a calendar feed token exists.' })
+  calendarFeedEnabled!: boolean;
+}
+
+/** The caller's own profile. Changes what it names. */
+export class UpdateMeDto {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ format: 'email' })
+  @IsOptional()
+  @IsNormalisedEmail()
+  email?: string;
+
+  @ApiPropertyOptional({ description: 'Receive expiry alerts by e-mail. Does not affect the calendar feed.' })
+  @IsOptional()
+  @IsBoolean()
+  notify?: boolean;
+
+  @ApiPropertyOptional({ nullable: true, type: 'null', description: 'null clears the calendar feed token; the old feed URL stops working.' })
+  @ValidateIf((_, value) => value !== undefined)
+  @Equals(null, { message: 'calendarToken can only be set to null; use POST /api/v1/me/calendar-token to create one' })
+  calendarToken?: null;
+
+  @ApiPropertyOptional({ minLength: MIN_PASSWORD_LENGTH, description: 'A new password; requires currentPassword.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(MIN_PASSWORD_LENGTH)
+  @MaxLength(1024)
+  password?: string;
+
+  @ApiPropertyOptional({ description: 'The current password, required to set a new one.' })
+  @ValidateIf((dto: UpdateMeDto) => dto.password !== undefined)
+  @IsString({ message: 'currentPassword is required to change the password' })
+  @MaxLength(1024)
+  currentPassword?: string;
+}

@@ -1,0 +1,44 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { Role } from '../../common/auth/permissions';
+
+@Entity('users')
+@Check('users_role_check', `role IN ('viewer', 'operator', 'admin')`)
+export class UserEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'users_pkey' })
+  id!: string;
+
+  /** Stored lower-cased, so uniqueness is case-insensitive. */
+  @Index('users_email_key', { unique: true })
+  @Column({ type: 'text' })
+  email!: string;
+
+  @Column({ type: 'text', default: '' })
+  name!: string;
+
+  @Column({ type: 'text' })
+  role!: Role;
+
+  /** Null for users who sign in only through OIDC. */
+  @Column({ type: 'text', nullable: true })
+  passwordHash!: string | null;
+
+  @Column({ type: 'boolean', default: false })
+  disabled!: boolean;
+
+  @Column({ type: 'boolean', default: true })
+  notify!: boolean;
+
+  @Column({ type: 'text', array: true, default: '{}' })
+  tagSubscriptions!: string[];
+
+  /** SHA-256 of the calendar feed token; null means no feed. */
+  @Index('users_calendar_token_hash_key', { unique: true })
+  @Column({ type: 'text', nullable: true })
+  calendarTokenHash!: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,95 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { ROLES, type Role } from '../../common/auth/permissions';
+import { IsNormalisedEmail } from '../../common/validation/decorators';
+import type { UserEntity } from './user.entity';
+
+export const MIN_PASSWORD_LENGTH = 8;
+const MAX_PASSWORD_LENGTH = 1024;
+
+export class CreateUserDto {
+  @ApiProperty({ format: 'email' })
+  @IsNormalisedEmail()
+  email!: string;
+
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiProperty({ enum: ROLES })
+  @IsIn(ROLES)
+  role!: Role;
+
+  @ApiPropertyOptional({ minLength: MIN_PASSWORD_LENGTH, description: 'Without a password the user can sign in only through OIDC.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(MIN_PASSWORD_LENGTH)
+  @MaxLength(MAX_PASSWORD_LENGTH)
+  password?: string;
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  notify?: boolean;
+}
+
+/** Changes what it names; omitted fields keep their value. */
+export class UpdateUserDto {
+  @ApiPropertyOptional({ format: 'email' })
+  @IsOptional()
+  @IsNormalisedEmail()
+  email?: string;
+
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: ROLES })
+  @IsOptional()
+  @IsIn(ROLES)
+  role?: Role;
+
+  @ApiPropertyOptional({ minLength: MIN_PASSWORD_LENGTH, nullable: true, description: 'A new password; null removes it (OIDC sign-in only).' })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @MinLength(MIN_PASSWORD_LENGTH)
+  @MaxLength(MAX_PASSWORD_LENGTH)
+  password?: string | null;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  notify?: boolean;
+
+  @ApiPropertyOptional({ description: 'A disabled user cannot sign in; their tokens and API keys stop working at once.' })
+  @IsOptional()
+  @IsBoolean()
+  disabled?: boolean;
+}
+
+export class UserResponseDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'email' }) email!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ROLES }) role!: Role;
+  @ApiProperty() disabled!: boolean;
+  @ApiProperty() notify!: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+}
+
+export function toUserResponse(user: UserEntity): UserResponseDto {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    disabled: user.disabled,
+    notify: user.notify,
+    createdAt: user.createdAt.toISOString(),
+  };
+}

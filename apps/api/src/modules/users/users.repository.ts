@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../../database/errors';
+import type { Role } from '../../common/auth/permissions';
+import { UserEntity } from './user.entity';
+
+export interface NewUser {
+  email: string;
+  name: string;
+  role: Role;
+  passwordHash: string | null;
+  notify: boolean;
+}
+
+export type UserChanges = Partial<Pick<UserEntity, 'email' | 'name' | 'role' | 'passwordHash' | 'disabled' | 'notify' | 'calendarTokenHash'>>;
+
+export class DuplicateEmailError extends Error {}
+
+// Serialises changes that could remove the last enabled administrator.
+const ADMIN_CHANGE_LOCK_KEY = 7_341_102;
+
+@Injectable()
+export class UsersRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private users(manager: EntityManager = this.dataSource.manager) {
+    return manager.getRepository(UserEntity);
+  }
+
+  listAll(): Promise<UserEntity[]> {
+    return this.users().find({ order: { email: 'ASC' } });
+  }
+
+  findById(id: string): Promise<UserEntity | null> {
+    return this.users().findOneBy({ id });
+  }
+
+  findByEmail(email: string): Promise<UserEntity | null> {
+    return this.users().findOneBy({ email });
+  }
+
+  countAll(): Promise<number> {
+    return this.users().count();
+  }
+
+  /** @throws DuplicateEmailError */
+  async insert(user: NewUser): Promise<UserEntity> {
+    try {
+      return await this.users().save(this.users().create(user));
+    } catch (error) {
+      if (isUniqueViolation(error, 'users_email_key')) throw new DuplicateEmailError();
+      throw error;
+    }
+  }
+
+  /** @throws DuplicateEmailError */
+  async update(id: string, changes: UserChanges, manager?: EntityManager): Promise<UserEntity | null> {
+    try {
+      if (Object.keys(changes).length > 0) await this.users(manager).update({ id }, changes);
+      return await this.users(manager).findOneBy({ id });
+    } catch (error) {
+      if (isUniqueViolation(error, 'users_email_key')) throw new DuplicateEmailError();
+      throw error;
+    }
+  }
+
+  async delete(id: string, manager?: EntityManager): Promise<boolean> {
+    const result = await this.users(manager).delete({ id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  countEnabledAdmins(manager?: EntityManager): Promise<number> {
+    return this.users(manager).countBy({ role: 'admin', disabled: false });
+  }
+
+  /**
+   * Runs `work` in a transaction that holds the administrator-change lock, so two concurrent
+   * demotions cannot both see "another admin remains".
+   */
+  withAdminChangeLock<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [ADMIN_CHANGE_LOCK_KEY]);
+      return work(manager);
+    });
+  }
+}

@@ -1,0 +1,96 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { JsonLogger } from '../../src/common/logging/json-logger';
+import type { Role } from '../../src/common/auth/permissions';
+import type { AppConfig } from '../../src/config/app-config';
+import { createApp } from '../../src/create-app';
+import { ScannersService } from '../../src/modules/scanners/scanners.service';
+import { UsersService } from '../../src/modules/users/users.service';
+import { FakeClock } from './fake-clock';
+import { databaseUrl, TEMPLATE_DATABASE, withAdminClient } from './test-database';
+
+export const ADMIN_EMAIL = 'admin@certkeeper.test';
+export const ADMIN_PASSWORD = 'admin-password-1';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  /** Requests through the real HTTP pipeline (supertest on the app's server). */
+  http: ReturnType<typeof request>;
+  clock: FakeClock;
+  config: AppConfig;
+  databaseName: string;
+  /** Every structured log line the app wrote, parsed. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export function testConfig(databaseName: string, overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: databaseUrl(databaseName),
+    jwtSecret: randomBytes(32).toString('hex'),
+    jwtTtlSeconds: 12 * 3600,
+    encryptionKey: randomBytes(32),
+    publicUrl: null,
+    admin: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+    embeddedScanner: false,
+    logLevel: 'debug',
+    ...overrides,
+  };
+}
+
+/** A fresh database cloned from the migrated template. */
+export async function createTestDatabase(): Promise<string> {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  await withAdminClient((client) => client.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`));
+  return name;
+}
+
+/** The whole application on its own database, with a fake clock and captured logs. */
+export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
+  const databaseName = await createTestDatabase();
+  const config = testConfig(databaseName, overrides);
+  const clock = new FakeClock();
+  const logs: Record<string, unknown>[] = [];
+  const logger = new JsonLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
+  const app = await createApp(config, { logger, clock });
+  await app.init();
+  return {
+    app,
+    http: request(app.getHttpServer()),
+    clock,
+    config,
+    databaseName,
+    logs,
+    close: async () => {
+      await app.close();
+      await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
+    },
+  };
+}
+
+export async function login(testApp: TestApp, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<string> {
+  const response = await testApp.http.post('/api/v1/auth/login').send({ email, password }).expect(200);
+  return (response.body as { token: string }).token;
+}
+
+let userCounter = 0;
+
+/** A user created through the real service, signed in. */
+export async function createUser(testApp: TestApp, role: Role, fields: { notify?: boolean } = {}): Promise<{ id: string; email: string; password: string; token: string }> {
+  userCounter += 1;
+  const email = `${role}-${userCounter}-${randomBytes(3).toString('hex')}@certkeeper.test`;
+  const password = `password-${randomBytes(6).toString('hex')}`;
+  const user = await testApp.app.get(UsersService).createUser({ email, role, password, name: `${role} ${userCounter}`, notify: fields.notify });
+  return { id: user.id, email, password, token: await login(testApp, email, password) };
+}
+
+/** A scanner created through the real service, with its raw token. */
+export async function createScanner(testApp: TestApp, name = `scanner-${randomBytes(3).toString('hex')}`): Promise<{ id: string; token: string }> {
+  const { scanner, token } = await testApp.app.get(ScannersService).createScanner(name);
+  return { id: scanner.id, token };
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
