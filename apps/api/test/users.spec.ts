@@ -60,7 +60,11 @@ describe('users', () => {
     const response = await t.http.post('/api/v1/users').set(bearer(admin)).send({ email: 'DUP@example.com', role: 'admin' }).expect(409);
     expect(response.text).toContain('already exists');
     const other = await t.http.post('/api/v1/users').set(bearer(admin)).send({ email: 'other@example.com', role: 'viewer' }).expect(201);
-    await t.http.put(`/api/v1/users/${(other.body as UserBody).id}`).set(bearer(admin)).send({ email: 'dup@example.com' }).expect(409);
+    await t.http
+      .put(`/api/v1/users/${(other.body as UserBody).id}`)
+      .set(bearer(admin))
+      .send({ email: 'dup@example.com' })
+      .expect(409);
   });
 
   it('creates users without a password who cannot sign in with one', async () => {
@@ -132,9 +136,20 @@ describe('users', () => {
     it('returns the caller with subscriptions and calendar state, and updates own profile', async () => {
       const viewer = await createUser(t, 'viewer');
       const me = await t.http.get('/api/v1/me').set(bearer(viewer.token)).expect(200);
-      expect(me.body).toMatchObject({ id: viewer.id, email: viewer.email, role: 'viewer', notify: true, tagSubscriptions: [], calendarFeedEnabled: false });
+      expect(me.body).toMatchObject({
+        id: viewer.id,
+        email: viewer.email,
+        role: 'viewer',
+        notify: true,
+        tagSubscriptions: [],
+        calendarFeedEnabled: false,
+      });
 
-      const updated = await t.http.put('/api/v1/me').set(bearer(viewer.token)).send({ name: 'Renamed', notify: false, calendarToken: null }).expect(200);
+      const updated = await t.http
+        .put('/api/v1/me')
+        .set(bearer(viewer.token))
+        .send({ name: 'Renamed', notify: false, calendarToken: null })
+        .expect(200);
       expect(updated.body).toMatchObject({ name: 'Renamed', notify: false, role: 'viewer' });
     });
 
@@ -148,8 +163,16 @@ describe('users', () => {
     it('changes the password only with the current one', async () => {
       const viewer = await createUser(t, 'viewer');
       await t.http.put('/api/v1/me').set(bearer(viewer.token)).send({ password: 'brand-new-password' }).expect(400);
-      await t.http.put('/api/v1/me').set(bearer(viewer.token)).send({ password: 'brand-new-password', currentPassword: 'wrong' }).expect(400);
-      await t.http.put('/api/v1/me').set(bearer(viewer.token)).send({ password: 'brand-new-password', currentPassword: viewer.password }).expect(200);
+      await t.http
+        .put('/api/v1/me')
+        .set(bearer(viewer.token))
+        .send({ password: 'brand-new-password', currentPassword: 'wrong' })
+        .expect(400);
+      await t.http
+        .put('/api/v1/me')
+        .set(bearer(viewer.token))
+        .send({ password: 'brand-new-password', currentPassword: viewer.password })
+        .expect(200);
       await t.http.post('/api/v1/auth/login').send({ email: viewer.email, password: 'brand-new-password' }).expect(200);
     });
 

@@ -1,1 +1,3 @@
-export const hello = 1;
+// Pure TypeScript shared by the API and the scanner agent: no Nest, no TypeORM, no network.
+export * from './expiry';
+export * from './fingerprint';

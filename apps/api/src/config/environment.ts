@@ -62,12 +62,20 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
   const jwtTtlSeconds = check('JWT_TTL', parseDuration, 12 * 3600);
   const encryptionKey = check<Buffer | null>('ENCRYPTION_KEY', parseEncryptionKey, null);
   const publicUrl = check<string | null>('PUBLIC_URL', parsePublicUrl, null);
-  const adminEmail = check<string | null>('ADMIN_EMAIL', (raw) => (EMAIL_PATTERN.test(raw) ? raw.toLowerCase() : '!not an e-mail address'), null);
+  const adminEmail = check<string | null>(
+    'ADMIN_EMAIL',
+    (raw) => (EMAIL_PATTERN.test(raw) ? raw.toLowerCase() : '!not an e-mail address'),
+    null,
+  );
   const adminPassword = check<string | null>('ADMIN_PASSWORD', (raw) => (raw.length >= 8 ? raw : '!must be at least 8 characters'), null);
   const embeddedScanner = check('EMBEDDED_SCANNER', parseBoolean, databaseUrl === null);
-  const logLevel = check<LogLevel>('LOG_LEVEL', (raw) => (LOG_LEVELS.includes(raw as LogLevel) ? (raw as LogLevel) : `!must be one of ${LOG_LEVELS.join(', ')}`), 'info');
+  const logLevel = check<LogLevel>(
+    'LOG_LEVEL',
+    (raw) => (LOG_LEVELS.includes(raw as LogLevel) ? raw : `!must be one of ${LOG_LEVELS.join(', ')}`),
+    'info',
+  );
 
-  if (databaseUrl !== null) {
+  if (value('DATABASE_URL') !== undefined) {
     // With an external database the secrets must be shared by every replica, so they cannot be
     // generated locally.
     if (value('JWT_SECRET') === undefined) problems.push('JWT_SECRET: required when DATABASE_URL is set');
@@ -75,7 +83,20 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
 
-  return { port, host, databaseUrl, dataDir, jwtSecret, jwtTtlSeconds, encryptionKey, publicUrl, adminEmail, adminPassword, embeddedScanner, logLevel };
+  return {
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    jwtSecret,
+    jwtTtlSeconds,
+    encryptionKey,
+    publicUrl,
+    adminEmail,
+    adminPassword,
+    embeddedScanner,
+    logLevel,
+  };
 }
 
 // Parsers return the parsed value, or a problem prefixed with "!".
@@ -110,7 +131,11 @@ export function parseDuration(raw: string): number | string {
 
 /** 32 bytes, as 64 hexadecimal characters or base64. */
 function parseEncryptionKey(raw: string): Buffer | string {
-  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64') : null;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw)
+    ? Buffer.from(raw, 'hex')
+    : /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)
+      ? Buffer.from(raw, 'base64')
+      : null;
   return key?.length === 32 ? key : '!must be 32 bytes, as 64 hexadecimal characters or base64';
 }
 

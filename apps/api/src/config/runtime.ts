@@ -55,7 +55,7 @@ export async function prepareRuntime(env: Environment, log: (message: string) =>
   if (env.databaseUrl !== null) {
     // parseEnvironment guarantees both secrets when DATABASE_URL is set.
     const config = { ...base, databaseUrl: env.databaseUrl, jwtSecret: env.jwtSecret!, encryptionKey: env.encryptionKey! };
-    return { config, embedded: false, stop: async () => undefined };
+    return { config, embedded: false, stop: () => Promise.resolve() };
   }
 
   await mkdir(env.dataDir, { recursive: true });

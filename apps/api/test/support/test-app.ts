@@ -79,16 +79,25 @@ export async function login(testApp: TestApp, email = ADMIN_EMAIL, password = AD
 let userCounter = 0;
 
 /** A user created through the real service, signed in. */
-export async function createUser(testApp: TestApp, role: Role, fields: { notify?: boolean } = {}): Promise<{ id: string; email: string; password: string; token: string }> {
+export async function createUser(
+  testApp: TestApp,
+  role: Role,
+  fields: { notify?: boolean } = {},
+): Promise<{ id: string; email: string; password: string; token: string }> {
   userCounter += 1;
   const email = `${role}-${userCounter}-${randomBytes(3).toString('hex')}@certkeeper.test`;
   const password = `password-${randomBytes(6).toString('hex')}`;
-  const user = await testApp.app.get(UsersService).createUser({ email, role, password, name: `${role} ${userCounter}`, notify: fields.notify });
+  const user = await testApp.app
+    .get(UsersService)
+    .createUser({ email, role, password, name: `${role} ${userCounter}`, notify: fields.notify });
   return { id: user.id, email, password, token: await login(testApp, email, password) };
 }
 
 /** A scanner created through the real service, with its raw token. */
-export async function createScanner(testApp: TestApp, name = `scanner-${randomBytes(3).toString('hex')}`): Promise<{ id: string; token: string }> {
+export async function createScanner(
+  testApp: TestApp,
+  name = `scanner-${randomBytes(3).toString('hex')}`,
+): Promise<{ id: string; token: string }> {
   const { scanner, token } = await testApp.app.get(ScannersService).createScanner(name);
   return { id: scanner.id, token };
 }

@@ -29,7 +29,7 @@ interface BodyParserError extends Error {
 }
 
 function describeParseFailure(error: BodyParserError, limit: number): { status: number; message: string } {
-  switch (error.type) {
+  switch (error.type ?? 'unknown') {
     case 'entity.too.large':
       return { status: 413, message: `Request body is larger than the ${limit / MiB} MiB limit.` };
     case 'entity.parse.failed':
@@ -40,7 +40,10 @@ function describeParseFailure(error: BodyParserError, limit: number): { status: 
     case 'request.aborted':
       return { status: 400, message: 'Request was aborted before its body arrived.' };
     default:
-      return { status: error.status && error.status >= 400 && error.status < 500 ? error.status : 400, message: 'Request body could not be read.' };
+      return {
+        status: error.status && error.status >= 400 && error.status < 500 ? error.status : 400,
+        message: 'Request body could not be read.',
+      };
   }
 }
 

@@ -1,4 +1,4 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { sendPlainText } from './plain-text';
 
@@ -18,17 +18,17 @@ export class PlainTextExceptionFilter implements ExceptionFilter {
     const requestId = req.requestId ?? 'unknown';
 
     if (exception instanceof HttpException && exception.getStatus() < 500) {
-      if (exception.getStatus() === HttpStatus.UNAUTHORIZED) res.setHeader('WWW-Authenticate', 'Bearer');
+      if (exception.getStatus() === 401) res.setHeader('WWW-Authenticate', 'Bearer');
       sendPlainText(res, exception.getStatus(), messageOf(exception));
       return;
     }
 
-    const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
+    const status: number = exception instanceof HttpException ? exception.getStatus() : 500;
     const error = exception instanceof Error ? exception : new Error(String(exception));
     this.logger.error(`${req.method} ${req.path} failed: ${error.message}`, { requestId, status, stack: error.stack });
     if (res.headersSent) return;
-    if (status === HttpStatus.INTERNAL_SERVER_ERROR || !(exception instanceof HttpException)) {
-      sendPlainText(res, HttpStatus.INTERNAL_SERVER_ERROR, `Internal server error. Request id: ${requestId}`);
+    if (status === 500 || !(exception instanceof HttpException)) {
+      sendPlainText(res, 500, `Internal server error. Request id: ${requestId}`);
       return;
     }
     // Deliberate 5xx answers (502 for an upstream failure, 503 for an unreachable database) carry

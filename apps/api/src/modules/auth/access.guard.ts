@@ -1,4 +1,11 @@
-import { type CanActivate, type ExecutionContext, ForbiddenException, Injectable, InternalServerErrorException, UnauthorizedException } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  InternalServerErrorException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { bearerToken } from '../../common/auth/bearer-token';
@@ -29,7 +36,9 @@ export class AccessGuard implements CanActivate {
     const principal = await this.authenticator.authenticate(req, http.getResponse<Response>());
     if (!principal) {
       throw new UnauthorizedException(
-        bearerToken(req) === null ? 'Missing or malformed Authorization header; expected "Bearer <token>".' : 'Invalid, expired or revoked token.',
+        bearerToken(req) === null
+          ? 'Missing or malformed Authorization header; expected "Bearer <token>".'
+          : 'Invalid, expired or revoked token.',
       );
     }
     assertAllowed(access, principal);

@@ -13,7 +13,10 @@ export class AuthController {
   @HttpCode(200)
   @Public()
   @ApiOkResponse({ type: LoginResponseDto })
-  @ApiUnauthorizedResponse({ description: 'Unknown e-mail, wrong password or disabled account (one answer for all three).', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiUnauthorizedResponse({
+    description: 'Unknown e-mail, wrong password or disabled account (one answer for all three).',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
   login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
     return this.auth.login(dto.email, dto.password);
   }

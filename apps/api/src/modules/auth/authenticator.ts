@@ -55,10 +55,14 @@ export class Authenticator {
     const token = bearerToken(req);
     if (token === null) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
-      const middleware = this.passport.authenticate(STRATEGY_OF[tokenKind(token)], { session: false }, (error: unknown, principal?: Principal | false) => {
-        if (error) reject(error instanceof Error ? error : new Error(String(error)));
-        else resolve(principal || null);
-      }) as (req: Request, res: Response, next: () => void) => void;
+      const middleware = this.passport.authenticate(
+        STRATEGY_OF[tokenKind(token)],
+        { session: false },
+        (error: unknown, principal?: Principal | false) => {
+          if (error) reject(error instanceof Error ? error : new Error('Authentication failed.', { cause: error }));
+          else resolve(principal || null);
+        },
+      ) as (req: Request, res: Response, next: () => void) => void;
       middleware(req, res, () => resolve(null));
     });
   }

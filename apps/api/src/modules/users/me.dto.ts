@@ -29,7 +29,12 @@ export class UpdateMeDto {
   @IsBoolean()
   notify?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, type: 'null', description: 'null clears the calendar feed token; the old feed URL stops working.' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    enum: [null],
+    description: 'null clears the calendar feed token; the old feed URL stops working.',
+  })
   @ValidateIf((_, value) => value !== undefined)
   @Equals(null, { message: 'calendarToken can only be set to null; use POST /api/v1/me/calendar-token to create one' })
   calendarToken?: null;

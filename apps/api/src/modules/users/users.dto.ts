@@ -53,7 +53,11 @@ export class UpdateUserDto {
   @IsIn(ROLES)
   role?: Role;
 
-  @ApiPropertyOptional({ minLength: MIN_PASSWORD_LENGTH, nullable: true, description: 'A new password; null removes it (OIDC sign-in only).' })
+  @ApiPropertyOptional({
+    minLength: MIN_PASSWORD_LENGTH,
+    nullable: true,
+    description: 'A new password; null removes it (OIDC sign-in only).',
+  })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsString()

@@ -13,7 +13,9 @@ export interface NewUser {
   notify: boolean;
 }
 
-export type UserChanges = Partial<Pick<UserEntity, 'email' | 'name' | 'role' | 'passwordHash' | 'disabled' | 'notify' | 'calendarTokenHash'>>;
+export type UserChanges = Partial<
+  Pick<UserEntity, 'email' | 'name' | 'role' | 'passwordHash' | 'disabled' | 'notify' | 'calendarTokenHash'>
+>;
 
 export class DuplicateEmailError extends Error {}
 

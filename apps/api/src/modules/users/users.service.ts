@@ -78,7 +78,9 @@ export class UsersService {
       } else {
         // The one secret the service ever prints: the operator has no other way to learn it.
         this.logger.warn(`Created the first administrator. Sign in as ${email} with password ${password} and change it.`);
-        process.stdout.write(`\n  First administrator: ${email}\n  Password:            ${password}\n  (shown once; change it after signing in)\n\n`);
+        process.stdout.write(
+          `\n  First administrator: ${email}\n  Password:            ${password}\n  (shown once; change it after signing in)\n\n`,
+        );
       }
     });
   }

@@ -1,0 +1,126 @@
+import { ConfigurationError, parseDuration, parseEnvironment } from './environment';
+
+const SECRET = 'x'.repeat(32);
+const KEY_HEX = 'ab'.repeat(32);
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseEnvironment(env, '/srv');
+  } catch (error) {
+    if (error instanceof ConfigurationError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('parseEnvironment', () => {
+  it('defaults to the embedded database under ./data', () => {
+    const env = parseEnvironment({}, '/srv');
+    expect(env).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: null,
+      dataDir: '/srv/data',
+      jwtSecret: null,
+      jwtTtlSeconds: 12 * 3600,
+      encryptionKey: null,
+      embeddedScanner: true,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const env = parseEnvironment(
+      {
+        PORT: '9000',
+        DATABASE_URL: 'postgresql://u:p@db:5432/certkeeper',
+        DATA_DIR: 'state',
+        JWT_SECRET: SECRET,
+        JWT_TTL: '30m',
+        ENCRYPTION_KEY: KEY_HEX,
+        PUBLIC_URL: 'https://certs.example.com/',
+        ADMIN_EMAIL: 'Ops@Example.com',
+        ADMIN_PASSWORD: 'long-enough',
+        EMBEDDED_SCANNER: 'true',
+        LOG_LEVEL: 'warn',
+      },
+      '/srv',
+    );
+    expect(env).toMatchObject({
+      port: 9000,
+      databaseUrl: 'postgresql://u:p@db:5432/certkeeper',
+      dataDir: '/srv/state',
+      jwtSecret: SECRET,
+      jwtTtlSeconds: 1800,
+      publicUrl: 'https://certs.example.com',
+      adminEmail: 'ops@example.com',
+      adminPassword: 'long-enough',
+      embeddedScanner: true,
+      logLevel: 'warn',
+    });
+    expect(env.encryptionKey).toEqual(Buffer.from(KEY_HEX, 'hex'));
+  });
+
+  it('accepts a base64 encryption key of 32 bytes', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(parseEnvironment({ ENCRYPTION_KEY: key.toString('base64') }).encryptionKey).toEqual(key);
+  });
+
+  it('names every bad variable at once', () => {
+    const problems = problemsOf({
+      PORT: '70000',
+      DATABASE_URL: 'mysql://db/x',
+      JWT_SECRET: 'short',
+      JWT_TTL: '10 years',
+      ENCRYPTION_KEY: 'abc',
+      PUBLIC_URL: 'ftp://x',
+      ADMIN_EMAIL: 'nobody',
+      ADMIN_PASSWORD: 'short',
+      EMBEDDED_SCANNER: 'maybe',
+      LOG_LEVEL: 'loud',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
+      [
+        'ADMIN_EMAIL',
+        'ADMIN_PASSWORD',
+        'DATABASE_URL',
+        'EMBEDDED_SCANNER',
+        'ENCRYPTION_KEY',
+        'JWT_SECRET',
+        'JWT_TTL',
+        'LOG_LEVEL',
+        'PORT',
+        'PUBLIC_URL',
+      ].sort(),
+    );
+  });
+
+  it('requires both secrets with an external database, and never echoes a secret', () => {
+    expect(problemsOf({ DATABASE_URL: 'postgres://db/x' })).toEqual([
+      'JWT_SECRET: required when DATABASE_URL is set',
+      'ENCRYPTION_KEY: required when DATABASE_URL is set',
+    ]);
+    const problems = problemsOf({ JWT_SECRET: 'hunter2-is-too-short' });
+    expect(problems.join('\n')).not.toContain('hunter2');
+  });
+
+  it('turns the embedded scanner off by default with an external database', () => {
+    expect(parseEnvironment({ DATABASE_URL: 'postgres://db/x', JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY_HEX }).embeddedScanner).toBe(false);
+  });
+
+  it('treats blank values as unset', () => {
+    expect(parseEnvironment({ PORT: '  ', DATABASE_URL: '' }).port).toBe(8080);
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['3600', 3600],
+    ['90s', 90],
+    ['30m', 1800],
+    ['12h', 43200],
+    ['7d', 604800],
+  ])('reads %s as %i seconds', (raw, seconds) => expect(parseDuration(raw)).toBe(seconds));
+
+  it.each(['', 'soon', '-5m', '1.5h', '30s', '31d'])('refuses %j', (raw) => expect(parseDuration(raw)).toMatch(/^!/));
+});

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../src/common/net/free-port';
+
+const MAIN = join(__dirname, '../../../dist/apps/api/src/main.js');
+
+interface RunningService {
+  process: ChildProcess;
+  output: () => string;
+  baseUrl: string;
+}
+
+async function startService(dataDir: string, env: Record<string, string> = {}): Promise<RunningService> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: \`npm test\` builds it first (npm run build).`);
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  while (!output.includes('Certkeeper API listening on')) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`service did not start in time:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { process: child, output: () => output, baseUrl };
+}
+
+function stopService(service: RunningService, signal: NodeJS.Signals): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (service.process.exitCode !== null) return resolve(service.process.exitCode);
+    service.process.once('exit', (code) => resolve(code));
+    service.process.kill(signal);
+  });
+}
+
+async function loginStatus(baseUrl: string, email: string, password: string): Promise<number> {
+  const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return response.status;
+}
+
+/** The start command's real process: embedded PostgreSQL, generated secrets, clean shutdown. */
+describe('the service process on embedded PostgreSQL', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'certkeeper-service-'));
+    await chmod(dataDir, 0o755);
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('starts fresh, prints where it listens and the admin credentials, and stops cleanly on SIGTERM', async () => {
+    const service = await startService(dataDir);
+    const password = /Password:\s+(\S+)/.exec(service.output())?.[1] ?? '';
+    expect(service.output()).toContain('First administrator: admin@localhost');
+    expect(await loginStatus(service.baseUrl, 'admin@localhost', password)).toBe(200);
+    expect((await fetch(`${service.baseUrl}/api-docs/index.html`)).status).toBe(200);
+
+    const secrets = await stat(join(dataDir, 'secrets.json'));
+    expect(secrets.mode & 0o777).toBe(0o600);
+
+    expect(await stopService(service, 'SIGTERM')).toBe(0);
+    // A clean shutdown leaves no postmaster.pid behind.
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+
+    const second = await startService(dataDir);
+    try {
+      expect(second.output()).not.toContain('First administrator');
+      expect(await loginStatus(second.baseUrl, 'admin@localhost', password)).toBe(200);
+      const keptSecrets = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+      expect(Object.keys(keptSecrets).sort()).toEqual(['encryptionKey', 'jwtSecret', 'postgresPassword']);
+      // No generated secret reaches the log.
+      for (const secret of Object.values(keptSecrets)) expect(second.output()).not.toContain(secret);
+    } finally {
+      expect(await stopService(second, 'SIGINT')).toBe(0);
+    }
+  }, 90_000);
+
+  it('refuses to start with bad configuration, naming every bad variable', async () => {
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH ?? '', PORT: 'eighty', DATABASE_URL: 'mysql://x', JWT_TTL: 'forever' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    for (const variable of ['PORT', 'DATABASE_URL', 'JWT_TTL', 'JWT_SECRET', 'ENCRYPTION_KEY']) expect(stderr).toContain(`${variable}:`);
+  });
+});

@@ -1,0 +1,91 @@
+// Lint for bug classes, not taste: layout is Prettier's job.
+import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+const NETWORK_AND_FRAMEWORK = [
+  '@nestjs/*',
+  'typeorm',
+  '@nestjs/typeorm',
+  'pg',
+  'express',
+  'nodemailer',
+  'net',
+  'tls',
+  'http',
+  'https',
+  'dgram',
+  'node:net',
+  'node:tls',
+  'node:http',
+  'node:https',
+  'node:dgram',
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', 'data/**', '**/*.js', '**/*.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // Nest modules are classes by design.
+      '@typescript-eslint/no-extraneous-class': 'off',
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain'] },
+            // The domain library takes bytes and strings and returns values: no framework, no network.
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: NETWORK_AND_FRAMEWORK },
+            { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner'] },
+            { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Only repositories, entities and database/ talk to TypeORM; services get typed results.
+    files: ['apps/api/src/**/*.ts'],
+    ignores: ['apps/api/src/**/*.repository.ts', 'apps/api/src/**/*.entity.ts', 'apps/api/src/database/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'typeorm', message: 'Only repositories, entities and database/ import TypeORM.' },
+            { name: '@nestjs/typeorm', message: 'Only repositories, entities and database/ import TypeORM.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Node's network modules are builtins, which bannedExternalImports does not cover.
+    files: ['libs/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: NETWORK_AND_FRAMEWORK.map((name) => ({ name, message: 'libs/domain is pure: no framework, database or network.' })) },
+      ],
+    },
+  },
+  {
+    // Tests read response bodies as `any` and pass methods to expect().
+    files: ['**/*.spec.ts', 'apps/api/test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/unbound-method': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+    },
+  },
+  prettier,
+);
