@@ -4,6 +4,7 @@ import type { Config } from 'jest';
 // integration tests on a real, embedded PostgreSQL.
 const config: Config = {
   projects: ['<rootDir>/libs/domain', '<rootDir>/apps/scanner', '<rootDir>/apps/api'],
+  reporters: ['default', '<rootDir>/tools/jest/summary-reporter.js'],
 };
 
 export default config;

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     const address = `http://localhost:${runtime.config.port}`;
     log.log(`Certkeeper API listening on ${address}/api/v1 (API reference: ${address}/api-docs/index.html)`, {
       database: runtime.embedded ? 'embedded' : 'external',
+      pid: process.pid,
     });
   } catch (error) {
     log.error(`Start-up failed: ${describeStartupError(error)}`);

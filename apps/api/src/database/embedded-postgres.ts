@@ -36,8 +36,9 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     password: options.password,
     authMethod: 'scram-sha-256',
     persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: true,
+    // PostgreSQL refuses to run as root; as root the package runs it as a `postgres` system user
+    // (created if missing). Any other user runs it directly, and must not ask for that.
+    createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     postgresFlags: Object.entries(settings).flatMap(([key, value]) => ['-c', `${key}=${value}`]),
     onLog: log,
