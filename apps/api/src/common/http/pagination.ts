@@ -4,41 +4,32 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { Response } from 'express';
 import { ToInteger } from '../validation/decorators';
 
-/** `limit`/`offset` of the paginated resources: default 50, at most 500 (CONTRACT section 1). */
-export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
-  @IsOptional()
-  @ToInteger()
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  limit: number = 50;
+/** A `limit`/`offset` query class with the given default and maximum page size. */
+function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
+  class LimitOffset {
+    @ApiPropertyOptional({ minimum: 1, maximum: maxLimit, default: defaultLimit })
+    @IsOptional()
+    @ToInteger()
+    @IsInt()
+    @Min(1)
+    @Max(maxLimit)
+    limit: number = defaultLimit;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @ToInteger()
-  @IsInt()
-  @Min(0)
-  offset: number = 0;
+    @ApiPropertyOptional({ minimum: 0, default: 0 })
+    @IsOptional()
+    @ToInteger()
+    @IsInt()
+    @Min(0)
+    offset: number = 0;
+  }
+  return LimitOffset;
 }
 
-/** `limit`/`offset` of the bare-array lists that can grow without bound: default 500, at most 5000. */
-export class ListWindowQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 5000, default: 500 })
-  @IsOptional()
-  @ToInteger()
-  @IsInt()
-  @Min(1)
-  @Max(5000)
-  limit: number = 500;
+/** Paginated resources (endpoint list, discovery inbox, search): default 50, at most 500 (CONTRACT section 1). */
+export class PageQueryDto extends LimitOffsetQuery(50, 500) {}
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @ToInteger()
-  @IsInt()
-  @Min(0)
-  offset: number = 0;
-}
+/** Bare-array lists that can grow without bound (certificates, anchors, history): default 500, at most 5000. */
+export class ListWindowQueryDto extends LimitOffsetQuery(500, 5000) {}
 
 export interface Page<T> {
   items: T[];
