@@ -5,6 +5,7 @@ import { PlainTextExceptionFilter } from './common/http/plain-text-exception.fil
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { BootstrapModule } from './modules/bootstrap/bootstrap.module';
 import { HealthModule } from './modules/health/health.module';
@@ -39,6 +40,7 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config, options.clock ?? new SystemClock()),
         DatabaseModule.forRoot(config.databaseUrl),
+        AuditModule,
         AuthModule,
         UsersModule,
         ApiKeysModule,

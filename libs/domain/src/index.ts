@@ -1,3 +1,4 @@
 // Pure TypeScript shared by the API and the scanner agent: no Nest, no TypeORM, no network.
 export * from './expiry';
 export * from './fingerprint';
+export * from './cron';

@@ -1,6 +1,22 @@
 import { ApiKeyEntity } from '../modules/api-keys/api-key.entity';
+import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
+import { CertificateEntity } from '../modules/certificates/certificate.entity';
+import { EndpointCertificateEntity } from '../modules/certificates/endpoint-certificate.entity';
+import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
+import { ScanHistoryEntity } from '../modules/endpoints/scan-history.entity';
+import { TlsProfileEntity } from '../modules/endpoints/tls-profile.entity';
 import { ScannerEntity } from '../modules/scanners/scanner.entity';
 import { UserEntity } from '../modules/users/user.entity';
 
 /** Every entity, listed explicitly so the same list serves the app, migrations and tests. */
-export const ENTITIES = [UserEntity, ApiKeyEntity, ScannerEntity];
+export const ENTITIES = [
+  UserEntity,
+  ApiKeyEntity,
+  ScannerEntity,
+  AuditEntryEntity,
+  EndpointEntity,
+  ScanHistoryEntity,
+  TlsProfileEntity,
+  CertificateEntity,
+  EndpointCertificateEntity,
+];

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsEmail, MaxLength } from 'class-validator';
+import { cronExpressionProblem } from '@certkeeper/domain';
+import { IsEmail, MaxLength, ValidateBy } from 'class-validator';
 
 /** Shared validation rules, so the same field reads the same way on every route. */
 
@@ -21,4 +22,16 @@ export function ToInteger(): PropertyDecorator {
 /** Boolean query parameters arrive as strings. */
 export function ToBoolean(): PropertyDecorator {
   return Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value));
+}
+
+/** A standard 5-field cron expression, checked by the domain library the agents share. */
+export function IsCronExpression(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isCronExpression',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && cronExpressionProblem(value) === null,
+      defaultMessage: (args) =>
+        `${args?.property ?? 'value'} must be a 5-field cron expression: ${typeof args?.value === 'string' ? cronExpressionProblem(args.value) : 'not a string'}`,
+    },
+  });
 }

@@ -1,4 +1,5 @@
 import { InitialSchema1795269600000 } from './1795269600000-InitialSchema';
+import { Inventory1795273200000 } from './1795273200000-Inventory';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
-export const MIGRATIONS = [InitialSchema1795269600000];
+export const MIGRATIONS = [InitialSchema1795269600000, Inventory1795273200000];

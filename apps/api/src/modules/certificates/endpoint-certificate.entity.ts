@@ -1,0 +1,48 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { EndpointEntity } from '../endpoints/endpoint.entity';
+import { CertificateEntity } from './certificate.entity';
+
+export const CERT_USES = ['tls', 'signing', 'encryption', 'manual'] as const;
+export type CertUse = (typeof CERT_USES)[number];
+
+/**
+ * A certificate seen on an endpoint in one role. Current links are what the endpoint presents
+ * now; historical ones are kept. One row per (endpoint, certificate, use): a re-sighting
+ * reactivates it instead of inserting a duplicate.
+ */
+@Entity('endpoint_certificates')
+@Check('endpoint_certificates_cert_use_check', `cert_use IN ('tls', 'signing', 'encryption', 'manual')`)
+@Index('endpoint_certificates_link_key', ['endpointId', 'fingerprint', 'certUse'], { unique: true })
+@Index('endpoint_certificates_fingerprint_idx', ['fingerprint'])
+@Index('endpoint_certificates_current_idx', ['endpointId', 'certUse'], { where: 'is_current' })
+export class EndpointCertificateEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoint_certificates_pkey' })
+  id!: string;
+
+  @Column({ type: 'uuid' })
+  endpointId!: string;
+
+  @ManyToOne(() => EndpointEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'endpoint_certificates_endpoint_id_fkey' })
+  endpoint?: EndpointEntity;
+
+  @Column({ type: 'text', collation: 'C' })
+  fingerprint!: string;
+
+  // RESTRICT: a certificate any link references cannot be deleted.
+  @ManyToOne(() => CertificateEntity, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'fingerprint', foreignKeyConstraintName: 'endpoint_certificates_fingerprint_fkey' })
+  certificate?: CertificateEntity;
+
+  @Column({ type: 'text' })
+  certUse!: CertUse;
+
+  @Column({ type: 'boolean' })
+  isCurrent!: boolean;
+
+  @Column({ type: 'timestamptz' })
+  firstSeenAt!: Date;
+
+  @Column({ type: 'timestamptz' })
+  lastSeenAt!: Date;
+}

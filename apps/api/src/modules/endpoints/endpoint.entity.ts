@@ -1,0 +1,80 @@
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { ScannerEntity } from '../scanners/scanner.entity';
+
+export const ENDPOINT_TYPES = ['host', 'saml', 'manual'] as const;
+export type EndpointType = (typeof ENDPOINT_TYPES)[number];
+
+@Entity('endpoints')
+@Check('endpoints_type_check', `type IN ('host', 'saml', 'manual')`)
+@Check('endpoints_port_check', 'port BETWEEN 1 AND 65535')
+@Index('endpoints_name_idx', ['name', 'id'])
+@Index('endpoints_host_identity_idx', ['dnsName', 'port'])
+@Index('endpoints_metadata_url_idx', ['metadataUrl'])
+@Index('endpoints_scanner_id_idx', ['scannerId'])
+export class EndpointEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoints_pkey' })
+  id!: string;
+
+  @Index('endpoints_name_trgm_idx', { synchronize: false })
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'text' })
+  type!: EndpointType;
+
+  @Column({ type: 'boolean', default: true })
+  enabled!: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  scanExempt!: boolean;
+
+  /** Null only after the pinned scanner was deleted: then the default scanner scans it. */
+  @Column({ type: 'uuid', nullable: true })
+  scannerId!: string | null;
+
+  @ManyToOne(() => ScannerEntity, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'scanner_id', foreignKeyConstraintName: 'endpoints_scanner_id_fkey' })
+  scanner?: ScannerEntity;
+
+  @Column({ type: 'text', default: '' })
+  notes!: string;
+
+  @Index('endpoints_tags_idx', { synchronize: false })
+  @Column({ type: 'text', array: true, default: '{}' })
+  tags!: string[];
+
+  /** host: lower-case DNS name or IP literal. */
+  @Index('endpoints_dns_name_trgm_idx', { synchronize: false })
+  @Column({ type: 'text', nullable: true })
+  dnsName!: string | null;
+
+  @Column({ type: 'integer', nullable: true })
+  port!: number | null;
+
+  /** host: the address scans connect to when set (SNI stays the DNS name). */
+  @Column({ type: 'text', nullable: true })
+  ipAddress!: string | null;
+
+  @Index('endpoints_metadata_url_trgm_idx', { synchronize: false })
+  @Column({ type: 'text', nullable: true })
+  metadataUrl!: string | null;
+
+  /** saml: the parsed metadata of the latest successful fetch. */
+  @Column({ type: 'jsonb', nullable: true })
+  samlMetadata!: Record<string, unknown> | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  errorSince!: Date | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  lastScannedAt!: Date | null;
+
+  @Column({ type: 'text', nullable: true })
+  lastScanError!: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,42 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { EndpointEntity } from './endpoint.entity';
+
+/** One row per scan run of a host or saml endpoint, written by scan ingestion. */
+@Entity('scan_history')
+@Index('scan_history_endpoint_scanned_at_idx', ['endpointId', 'scannedAt'])
+export class ScanHistoryEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'scan_history_pkey' })
+  id!: string;
+
+  @Column({ type: 'uuid' })
+  endpointId!: string;
+
+  @ManyToOne(() => EndpointEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'scan_history_endpoint_id_fkey' })
+  endpoint?: EndpointEntity;
+
+  @Column({ type: 'timestamptz' })
+  scannedAt!: Date;
+
+  @Column({ type: 'boolean' })
+  success!: boolean;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  resolvedIp!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  fingerprint!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  tlsVersion!: string | null;
+
+  /** Whether the chain the server presented reached a self-signed or anchor certificate on its own. */
+  @Column({ type: 'boolean', nullable: true })
+  chainComplete!: boolean | null;
+
+  @Column({ type: 'uuid', nullable: true })
+  scannerId!: string | null;
+}

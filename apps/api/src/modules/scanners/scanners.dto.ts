@@ -1,0 +1,64 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsCronExpression } from '../../common/validation/decorators';
+import { DEFAULT_SCAN_CONCURRENCY, DEFAULT_SCAN_CRON, type ScannerEntity } from './scanner.entity';
+
+class ScannerSettingsDto {
+  @ApiPropertyOptional({ default: DEFAULT_SCAN_CRON, description: 'A 5-field cron expression.' })
+  @IsOptional()
+  @IsCronExpression()
+  scanCronExpression?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 256, default: DEFAULT_SCAN_CONCURRENCY, description: 'Endpoints probed in parallel.' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  scanConcurrency?: number;
+}
+
+/** POST and PUT: the name is required; omitted settings take their defaults. */
+export class CreateScannerDto extends ScannerSettingsDto {
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name!: string;
+}
+
+/** PATCH: changes only what it names. */
+export class PatchScannerDto extends ScannerSettingsDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name?: string;
+}
+
+export class ScannerResponseDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() isDefault!: boolean;
+  @ApiProperty() scanCronExpression!: string;
+  @ApiProperty() scanConcurrency!: number;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastUsedAt!: string | null;
+}
+
+export class ScannerWithTokenResponseDto extends ScannerResponseDto {
+  @ApiProperty({ description: 'The raw scanner token (`stx_s_...`). Shown once; only its hash is stored.' })
+  token!: string;
+}
+
+export function toScannerResponse(scanner: ScannerEntity): ScannerResponseDto {
+  return {
+    id: scanner.id,
+    name: scanner.name,
+    isDefault: scanner.isDefault,
+    scanCronExpression: scanner.scanCronExpression,
+    scanConcurrency: scanner.scanConcurrency,
+    createdAt: scanner.createdAt.toISOString(),
+    lastUsedAt: scanner.lastUsedAt?.toISOString() ?? null,
+  };
+}
