@@ -23,5 +23,6 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@certkeeper/domain$': path.join(__dirname, 'libs/domain/src/index.ts'),
+    '^@certkeeper/domain/testing$': path.join(__dirname, 'libs/domain/src/testing.ts'),
   },
 };

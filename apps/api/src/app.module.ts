@@ -8,6 +8,8 @@ import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { BootstrapModule } from './modules/bootstrap/bootstrap.module';
+import { CertificatesModule } from './modules/certificates/certificates.module';
+import { EndpointsModule } from './modules/endpoints/endpoints.module';
 import { HealthModule } from './modules/health/health.module';
 import { ScannersModule } from './modules/scanners/scanners.module';
 import { UsersModule } from './modules/users/users.module';
@@ -45,6 +47,8 @@ export class AppModule {
         UsersModule,
         ApiKeysModule,
         ScannersModule,
+        EndpointsModule,
+        CertificatesModule,
         HealthModule,
         BootstrapModule,
       ],

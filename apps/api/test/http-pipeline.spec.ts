@@ -62,6 +62,17 @@ describe('HTTP pipeline', () => {
     await t.http.post('/api/v1/users').set(bearer(admin)).set('Content-Type', 'application/json').send('[1, 2]').expect(400);
   });
 
+  it('answers a NUL character in a body or URL with 400 instead of letting PostgreSQL fail', async () => {
+    const body = await t.http
+      .post('/api/v1/users')
+      .set(bearer(admin))
+      .send({ email: 'a@b.c', role: 'viewer', name: 'nul\u0000name' })
+      .expect(400);
+    expect(body.text).toBe('Request body contains a NUL character.\n');
+    const url = await t.http.get('/api/v1/users?name=a%00b').set(bearer(admin)).expect(400);
+    expect(url.text).toBe('The URL contains a NUL character.\n');
+  });
+
   it('answers a body over 1 MiB with 413 and reads nothing of it', async () => {
     const oversized = JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(1024 * 1024) });
     const response = await t.http.post('/api/v1/auth/login').set('Content-Type', 'application/json').send(oversized).expect(413);

@@ -23,7 +23,8 @@ describe('scanners', () => {
   afterAll(() => t.close());
 
   const list = async () => (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as ScannerBody[];
-  const create = async (body: Record<string, unknown>) => (await t.http.post('/api/v1/scanners').set(bearer(admin)).send(body).expect(201)).body as ScannerBody;
+  const create = async (body: Record<string, unknown>) =>
+    (await t.http.post('/api/v1/scanners').set(bearer(admin)).send(body).expect(201)).body as ScannerBody;
 
   it('start with the default scanner, exactly one', async () => {
     const scanners = await list();
@@ -58,15 +59,21 @@ describe('scanners', () => {
       const response = await t.http.post('/api/v1/scanners').set(bearer(admin)).send(body);
       expect({ body, status: response.status }).toEqual({ body, status: 400 });
     }
-    const response = await t.http.post('/api/v1/scanners').set(bearer(admin)).send({ name: 'x', scanCronExpression: '61 * * * *' }).expect(400);
+    const response = await t.http
+      .post('/api/v1/scanners')
+      .set(bearer(admin))
+      .send({ name: 'x', scanCronExpression: '61 * * * *' })
+      .expect(400);
     expect(response.text).toContain('scanCronExpression must be a 5-field cron expression: minute: "61" is outside 0-59');
   });
 
   it('PUT returns omitted settings to their defaults; PATCH changes only what it names', async () => {
     const scanner = await create({ name: 'edit-me', scanCronExpression: '*/5 * * * *', scanConcurrency: 20 });
-    const patched = (await t.http.patch(`/api/v1/scanners/${scanner.id}`).set(bearer(admin)).send({ scanConcurrency: 7 }).expect(200)).body as ScannerBody;
+    const patched = (await t.http.patch(`/api/v1/scanners/${scanner.id}`).set(bearer(admin)).send({ scanConcurrency: 7 }).expect(200))
+      .body as ScannerBody;
     expect(patched).toMatchObject({ name: 'edit-me', scanCronExpression: '*/5 * * * *', scanConcurrency: 7 });
-    const replaced = (await t.http.put(`/api/v1/scanners/${scanner.id}`).set(bearer(admin)).send({ name: 'edited' }).expect(200)).body as ScannerBody;
+    const replaced = (await t.http.put(`/api/v1/scanners/${scanner.id}`).set(bearer(admin)).send({ name: 'edited' }).expect(200))
+      .body as ScannerBody;
     expect(replaced).toMatchObject({ name: 'edited', scanCronExpression: '0 * * * *', scanConcurrency: 5 });
     await t.http.put(`/api/v1/scanners/${scanner.id}`).set(bearer(admin)).send({ scanConcurrency: 3 }).expect(400);
     await t.http.put('/api/v1/scanners/00000000-0000-4000-8000-000000000000').set(bearer(admin)).send({ name: 'x' }).expect(404);
@@ -82,10 +89,19 @@ describe('scanners', () => {
     await t.http.get('/api/v1/me').set(bearer(scanner.token!)).expect(401);
     await t.http.get('/api/v1/me').set(bearer(regenerated.token!)).expect(403);
 
-    const audit = await t.http.get('/api/v1/audit').query({ action: 'scanner:regenerate_token', targetId: scanner.id }).set(bearer(admin)).expect(200);
+    const audit = await t.http
+      .get('/api/v1/audit')
+      .query({ action: 'scanner:regenerate_token', targetId: scanner.id })
+      .set(bearer(admin))
+      .expect(200);
     const page = audit.body as { items: Record<string, unknown>[]; totalCount: number };
     expect(page.totalCount).toBe(1);
-    expect(page.items[0]).toMatchObject({ action: 'scanner:regenerate_token', targetType: 'scanner', targetId: scanner.id, actor: 'admin@certkeeper.test' });
+    expect(page.items[0]).toMatchObject({
+      action: 'scanner:regenerate_token',
+      targetType: 'scanner',
+      targetId: scanner.id,
+      actor: 'admin@certkeeper.test',
+    });
     expect(page.items[0].requestId).toBe(regeneration.headers['x-request-id']);
   });
 
@@ -113,7 +129,8 @@ describe('scanners', () => {
         const [only] = (await fresh.http.get('/api/v1/scanners').set(bearer(token)).expect(200)).body as ScannerBody[];
         const onlyResponse = await fresh.http.delete(`/api/v1/scanners/${only.id}`).set(bearer(token)).expect(409);
         expect(onlyResponse.text).toContain('only scanner');
-        const other = (await fresh.http.post('/api/v1/scanners').set(bearer(token)).send({ name: 'other' }).expect(201)).body as ScannerBody;
+        const other = (await fresh.http.post('/api/v1/scanners').set(bearer(token)).send({ name: 'other' }).expect(201))
+          .body as ScannerBody;
         const defaultResponse = await fresh.http.delete(`/api/v1/scanners/${only.id}`).set(bearer(token)).expect(409);
         expect(defaultResponse.text).toContain('make another scanner the default first');
         await fresh.http.post(`/api/v1/scanners/${other.id}/default`).set(bearer(token)).expect(200);
@@ -152,7 +169,10 @@ describe('scanners', () => {
   });
 
   it('audit paging: the envelope, limits and bad parameters', async () => {
-    const page = (await t.http.get('/api/v1/audit').query({ limit: 2, offset: 1 }).set(bearer(admin)).expect(200)).body as Record<string, unknown>;
+    const page = (await t.http.get('/api/v1/audit').query({ limit: 2, offset: 1 }).set(bearer(admin)).expect(200)).body as Record<
+      string,
+      unknown
+    >;
     expect(page).toMatchObject({ limit: 2, offset: 1, totalCount: expect.any(Number) });
     expect((page.items as unknown[]).length).toBeLessThanOrEqual(2);
     await t.http.get('/api/v1/audit').query({ limit: 501 }).set(bearer(admin)).expect(400);

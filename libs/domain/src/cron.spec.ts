@@ -1,10 +1,15 @@
 import { cronExpressionProblem } from './cron';
 
 describe('cronExpressionProblem', () => {
-  it.each(['0 * * * *', '*/15 * * * *', '0 9-17 * * MON-FRI', '0 0 1,15 * *', '30 2 * JAN,jul 0', '0 0 * * 7', '0-59/5 0-23/2 1-31 1-12 0-6'])(
-    'accepts %j',
-    (expression) => expect(cronExpressionProblem(expression)).toBeNull(),
-  );
+  it.each([
+    '0 * * * *',
+    '*/15 * * * *',
+    '0 9-17 * * MON-FRI',
+    '0 0 1,15 * *',
+    '30 2 * JAN,jul 0',
+    '0 0 * * 7',
+    '0-59/5 0-23/2 1-31 1-12 0-6',
+  ])('accepts %j', (expression) => expect(cronExpressionProblem(expression)).toBeNull());
 
   it.each([
     ['', 'exactly 5 fields'],

@@ -49,7 +49,7 @@ function fieldProblem(text: string, field: CronField): string | null {
 }
 
 function valueOf(text: string, field: CronField): number | null {
-  const named = field.names?.indexOf(text.toUpperCase() as never) ?? -1;
+  const named = field.names?.indexOf(text.toUpperCase()) ?? -1;
   if (named >= 0) return field.name === 'month' ? named + 1 : named;
   if (!/^\d+$/.test(text)) return null;
   const value = Number(text);

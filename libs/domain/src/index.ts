@@ -2,3 +2,4 @@
 export * from './expiry';
 export * from './fingerprint';
 export * from './cron';
+export * from './x509';

@@ -1,7 +1,7 @@
 import { ApiKeyEntity } from '../modules/api-keys/api-key.entity';
 import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
 import { CertificateEntity } from '../modules/certificates/certificate.entity';
-import { EndpointCertificateEntity } from '../modules/certificates/endpoint-certificate.entity';
+import { EndpointCertificateEntity } from '../modules/links/endpoint-certificate.entity';
 import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
 import { ScanHistoryEntity } from '../modules/endpoints/scan-history.entity';
 import { TlsProfileEntity } from '../modules/endpoints/tls-profile.entity';

@@ -98,7 +98,9 @@ export async function createScanner(
   testApp: TestApp,
   name = `scanner-${randomBytes(3).toString('hex')}`,
 ): Promise<{ id: string; token: string }> {
-  const { scanner, token } = await testApp.app.get(ScannersService).createScanner({ name }, { actor: 'test', actorId: null, requestId: null });
+  const { scanner, token } = await testApp.app
+    .get(ScannersService)
+    .createScanner({ name }, { actor: 'test', actorId: null, requestId: null });
   return { id: scanner.id, token };
 }
 

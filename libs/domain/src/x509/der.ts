@@ -29,7 +29,15 @@ const MAX_LENGTH_OCTETS = 4;
 
 /** Thrown by the reader; callers turn it into a parse error, it never leaves the module's public functions. */
 export class DerError extends Error {
-  override readonly name = 'DerError';
+  override readonly name: string = 'DerError';
+}
+
+/** The input ends inside an element: usually a certificate cut short by copy and paste. */
+export class TruncatedDerError extends DerError {
+  override readonly name = 'TruncatedDerError';
+  constructor() {
+    super('The DER encoding is truncated.');
+  }
 }
 
 export interface DerElement {
@@ -45,7 +53,7 @@ export function readDerElement(bytes: Uint8Array, offset = 0): DerElement {
   const { length, lengthOctets } = readLength(bytes, offset + 1);
   const contentStart = offset + 1 + lengthOctets;
   const end = contentStart + length;
-  if (end > bytes.length) throw new DerError('The DER encoding is truncated.');
+  if (end > bytes.length) throw new TruncatedDerError();
   return { tag, encoded: bytes.subarray(offset, end), content: bytes.subarray(contentStart, end) };
 }
 
@@ -53,7 +61,7 @@ export function readDerElement(bytes: Uint8Array, offset = 0): DerElement {
 export function readChildren(element: DerElement): DerElement[] {
   if ((element.tag & CONSTRUCTED_BIT) === 0) throw new DerError('Expected a constructed DER element.');
   const children: DerElement[] = [];
-  for (let offset = 0; offset < element.content.length; ) {
+  for (let offset = 0; offset < element.content.length;) {
     const child = readDerElement(element.content, offset);
     children.push(child);
     offset += child.encoded.length;
@@ -93,7 +101,7 @@ function decodeBase128Values(content: Uint8Array): bigint[] {
       current = 0n;
     }
   }
-  if (inValue) throw new DerError('Truncated object identifier.');
+  if (inValue) throw new DerError('An object identifier ends inside an arc.');
   return values;
 }
 
@@ -140,20 +148,20 @@ export function decodeText(element: DerElement): string {
 }
 
 function readTag(bytes: Uint8Array, offset: number): number {
-  if (offset >= bytes.length) throw new DerError('The DER encoding is truncated.');
+  if (offset >= bytes.length) throw new TruncatedDerError();
   const tag = bytes[offset];
   if ((tag & HIGH_TAG_NUMBER_FORM) === HIGH_TAG_NUMBER_FORM) throw new DerError('Multi-byte DER tags are not used by X.509.');
   return tag;
 }
 
 function readLength(bytes: Uint8Array, offset: number): { length: number; lengthOctets: number } {
-  if (offset >= bytes.length) throw new DerError('The DER encoding is truncated.');
+  if (offset >= bytes.length) throw new TruncatedDerError();
   const first = bytes[offset];
   if (first < INDEFINITE_LENGTH) return { length: first, lengthOctets: 1 };
   if (first === INDEFINITE_LENGTH) throw new DerError('Indefinite lengths are not allowed in DER.');
   const count = first & 0x7f;
   if (count > MAX_LENGTH_OCTETS) throw new DerError('The DER length is too large.');
-  if (offset + count >= bytes.length) throw new DerError('The DER encoding is truncated.');
+  if (offset + count >= bytes.length) throw new TruncatedDerError();
   let length = 0;
   for (let i = 1; i <= count; i++) length = length * 256 + bytes[offset + i];
   return { length, lengthOctets: 1 + count };

@@ -15,10 +15,22 @@ const LARGE_BODY_ROUTES: readonly RegExp[] = [
 
 const CERTIFICATE_MEDIA_TYPES = ['application/pkix-cert', 'application/x-x509-ca-cert', 'application/octet-stream'];
 
-function parsersWithLimit(limit: number): RequestHandler[] {
+const NUL_IN_JSON = 'Request body contains a NUL character.';
+
+// PostgreSQL text cannot hold NUL; refusing it here turns a would-be 500 into a clear 400.
+function refuseNul(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && value.includes('\u0000')) throw new Error(NUL_IN_JSON);
+  return value;
+}
+
+const TEXT_MEDIA_TYPES = ['text/*', 'application/x-pem-file'];
+// `curl --data-binary @cert.pem` labels the PEM as a form; the upload routes read it as text.
+const UPLOAD_TEXT_MEDIA_TYPES = [...TEXT_MEDIA_TYPES, 'application/x-www-form-urlencoded'];
+
+function parsersWithLimit(limit: number, textTypes: string[]): RequestHandler[] {
   return [
-    express.json({ limit, type: ['application/json', 'application/*+json'] }),
-    express.text({ limit, type: ['text/*', 'application/x-pem-file'] }),
+    express.json({ limit, type: ['application/json', 'application/*+json'], reviver: refuseNul }),
+    express.text({ limit, type: textTypes }),
     express.raw({ limit, type: CERTIFICATE_MEDIA_TYPES }),
   ];
 }
@@ -33,7 +45,7 @@ function describeParseFailure(error: BodyParserError, limit: number): { status: 
     case 'entity.too.large':
       return { status: 413, message: `Request body is larger than the ${limit / MiB} MiB limit.` };
     case 'entity.parse.failed':
-      return { status: 400, message: 'Request body is not valid JSON.' };
+      return { status: 400, message: error.message === NUL_IN_JSON ? NUL_IN_JSON : 'Request body is not valid JSON.' };
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return { status: 415, message: 'Request body uses an unsupported encoding.' };
@@ -52,9 +64,13 @@ function describeParseFailure(error: BodyParserError, limit: number): { status: 
  * in plain text before any route runs.
  */
 export function bodyParsing(): RequestHandler {
-  const small = parsersWithLimit(DEFAULT_BODY_LIMIT);
-  const large = parsersWithLimit(LARGE_BODY_LIMIT);
+  const small = parsersWithLimit(DEFAULT_BODY_LIMIT, TEXT_MEDIA_TYPES);
+  const large = parsersWithLimit(LARGE_BODY_LIMIT, UPLOAD_TEXT_MEDIA_TYPES);
   return (req: Request, res: Response, next: NextFunction) => {
+    if (/%00/i.test(req.url)) {
+      sendPlainText(res, 400, 'The URL contains a NUL character.');
+      return;
+    }
     const wantsLarge = LARGE_BODY_ROUTES.some((route) => route.test(req.path));
     const parsers = wantsLarge ? large : small;
     const limit = wantsLarge ? LARGE_BODY_LIMIT : DEFAULT_BODY_LIMIT;

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { isIP } from 'node:net';
 import { Transform } from 'class-transformer';
 import { cronExpressionProblem } from '@certkeeper/domain';
 import { IsEmail, MaxLength, ValidateBy } from 'class-validator';
@@ -32,6 +33,73 @@ export function IsCronExpression(): PropertyDecorator {
       validate: (value: unknown) => typeof value === 'string' && cronExpressionProblem(value) === null,
       defaultMessage: (args) =>
         `${args?.property ?? 'value'} must be a 5-field cron expression: ${typeof args?.value === 'string' ? cronExpressionProblem(args.value) : 'not a string'}`,
+    },
+  });
+}
+
+const DNS_LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/i;
+
+/** A DNS name (labels of letters, digits, `-`, `_`; an optional trailing dot) or an IP literal. */
+export function isDnsNameOrIp(value: string): boolean {
+  if (isIP(value) !== 0) return true;
+  const name = value.endsWith('.') ? value.slice(0, -1) : value;
+  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => DNS_LABEL.test(label));
+}
+
+export function IsDnsNameOrIp(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isDnsNameOrIp',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && isDnsNameOrIp(value),
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be a DNS name or an IP address`,
+    },
+  });
+}
+
+export function IsIpAddress(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isIpAddress',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && isIP(value) !== 0,
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be an IPv4 or IPv6 address`,
+    },
+  });
+}
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+export function IsHttpUrl(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isHttpUrl',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && value.length <= 2048 && isHttpUrl(value),
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be an http or https URL`,
+    },
+  });
+}
+
+// Printable characters only: no control characters, no line breaks.
+const TAG_PATTERN = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,100}$/u;
+
+/** A tag: `category:value` or a bare `value`, 1..100 printable characters, compared exactly. */
+export function isTag(value: unknown): value is string {
+  return typeof value === 'string' && TAG_PATTERN.test(value);
+}
+
+/** An array of tags (see isTag). */
+export function IsTagList(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isTagList',
+    validator: {
+      validate: (value: unknown) => Array.isArray(value) && value.every(isTag),
+      defaultMessage: (args) => `${args?.property ?? 'tags'} must be strings of 1 to 100 printable characters (category:value or value)`,
     },
   });
 }

@@ -118,6 +118,8 @@ export class Inventory1795273200000 implements MigrationInterface {
         "serial_number" text NOT NULL,
         "subject" text NOT NULL,
         "issuer" text NOT NULL,
+        "subject_dn_hash" text,
+        "issuer_dn_hash" text,
         "common_name" text,
         "subject_organization" text,
         "subject_organizational_unit" text,
@@ -150,6 +152,7 @@ export class Inventory1795273200000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "certificates_not_after_idx" ON "certificates" ("not_after")`);
     await queryRunner.query(`CREATE INDEX "certificates_serial_number_idx" ON "certificates" ("serial_number")`);
     await queryRunner.query(`CREATE INDEX "certificates_subject_key_id_idx" ON "certificates" ("subject_key_id")`);
+    await queryRunner.query(`CREATE INDEX "certificates_subject_dn_hash_idx" ON "certificates" ("subject_dn_hash")`);
     await queryRunner.query(`CREATE INDEX "certificates_common_name_idx" ON "certificates" ("common_name")`);
     await queryRunner.query(`CREATE INDEX "certificates_sans_idx" ON "certificates" USING gin ("sans")`);
     await queryRunner.query(`CREATE INDEX "certificates_search_text_trgm_idx" ON "certificates" USING gin ("search_text" gin_trgm_ops)`);
@@ -161,14 +164,22 @@ export class Inventory1795273200000 implements MigrationInterface {
         "fingerprint" text COLLATE "C" NOT NULL,
         "cert_use" text NOT NULL,
         "is_current" boolean NOT NULL,
+        "not_after" TIMESTAMP WITH TIME ZONE NOT NULL,
         "first_seen_at" TIMESTAMP WITH TIME ZONE NOT NULL,
         "last_seen_at" TIMESTAMP WITH TIME ZONE NOT NULL,
         CONSTRAINT "endpoint_certificates_cert_use_check" CHECK (cert_use IN ('tls', 'signing', 'encryption', 'manual')),
         CONSTRAINT "endpoint_certificates_pkey" PRIMARY KEY ("id")
       )`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "endpoint_certificates_link_key" ON "endpoint_certificates" ("endpoint_id", "fingerprint", "cert_use")`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "endpoint_certificates_link_key" ON "endpoint_certificates" ("endpoint_id", "fingerprint", "cert_use")`,
+    );
     await queryRunner.query(`CREATE INDEX "endpoint_certificates_fingerprint_idx" ON "endpoint_certificates" ("fingerprint")`);
-    await queryRunner.query(`CREATE INDEX "endpoint_certificates_current_idx" ON "endpoint_certificates" ("endpoint_id", "cert_use") WHERE is_current`);
+    await queryRunner.query(
+      `CREATE INDEX "endpoint_certificates_current_idx" ON "endpoint_certificates" ("endpoint_id", "cert_use") WHERE is_current`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "endpoint_certificates_current_not_after_idx" ON "endpoint_certificates" ("not_after") WHERE is_current`,
+    );
     await queryRunner.query(`
       ALTER TABLE "endpoint_certificates" ADD CONSTRAINT "endpoint_certificates_endpoint_id_fkey"
         FOREIGN KEY ("endpoint_id") REFERENCES "endpoints"("id") ON DELETE CASCADE ON UPDATE NO ACTION`);

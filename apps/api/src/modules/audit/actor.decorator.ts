@@ -8,6 +8,7 @@ export const Actor = createParamDecorator((_: unknown, ctx: ExecutionContext): A
   const req = ctx.switchToHttp().getRequest<Request>();
   const principal = req.user as Principal | undefined;
   if (!principal) return { actor: 'anonymous', actorId: null, requestId: req.requestId };
-  if (principal.kind === 'scanner') return { actor: `scanner:${principal.scannerId}`, actorId: principal.scannerId, requestId: req.requestId };
+  if (principal.kind === 'scanner')
+    return { actor: `scanner:${principal.scannerId}`, actorId: principal.scannerId, requestId: req.requestId };
   return { actor: principal.email, actorId: principal.userId, requestId: req.requestId };
 });

@@ -27,7 +27,12 @@ export class AuditRepository {
     const query = this.dataSource.getRepository(AuditEntryEntity).createQueryBuilder('entry');
     if (filter.action) query.andWhere('entry.action = :action', { action: filter.action });
     if (filter.targetId) query.andWhere('entry.target_id = :targetId', { targetId: filter.targetId });
-    const [rows, total] = await query.orderBy('entry.at', 'DESC').addOrderBy('entry.id', 'DESC').take(filter.limit).skip(filter.offset).getManyAndCount();
+    const [rows, total] = await query
+      .orderBy('entry.at', 'DESC')
+      .addOrderBy('entry.id', 'DESC')
+      .take(filter.limit)
+      .skip(filter.offset)
+      .getManyAndCount();
     return { rows, total };
   }
 }

@@ -27,6 +27,14 @@ export class CertificateEntity {
   @Column({ type: 'text' })
   issuer!: string;
 
+  /** SHA-256 of the DER-encoded subject and issuer names: exact name comparison for issuer lookup. */
+  @Index('certificates_subject_dn_hash_idx')
+  @Column({ type: 'text', nullable: true })
+  subjectDnHash!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  issuerDnHash!: string | null;
+
   @Column({ type: 'text', nullable: true })
   commonName!: string | null;
 

@@ -38,7 +38,11 @@ export class ScannersController {
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerResponseDto })
   @ApiConflictResponse({ description: 'The name is taken.' })
-  async replaceScanner(@Param('id', ParseUUIDPipe) id: string, @Body() dto: CreateScannerDto, @Actor() actor: ActorContext): Promise<ScannerResponseDto> {
+  async replaceScanner(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() dto: CreateScannerDto,
+    @Actor() actor: ActorContext,
+  ): Promise<ScannerResponseDto> {
     return toScannerResponse(await this.scanners.replaceScanner(id, dto, actor));
   }
 
@@ -46,7 +50,11 @@ export class ScannersController {
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerResponseDto })
   @ApiConflictResponse({ description: 'The name is taken.' })
-  async patchScanner(@Param('id', ParseUUIDPipe) id: string, @Body() dto: PatchScannerDto, @Actor() actor: ActorContext): Promise<ScannerResponseDto> {
+  async patchScanner(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() dto: PatchScannerDto,
+    @Actor() actor: ActorContext,
+  ): Promise<ScannerResponseDto> {
     return toScannerResponse(await this.scanners.patchScanner(id, dto, actor));
   }
 

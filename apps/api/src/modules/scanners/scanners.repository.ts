@@ -49,7 +49,10 @@ export class ScannersRepository {
   }
 
   /** @throws DuplicateScannerNameError */
-  async insert(scanner: Pick<ScannerEntity, 'name' | 'isDefault' | 'tokenHash'> & ScannerChanges, transaction?: Transaction): Promise<ScannerEntity> {
+  async insert(
+    scanner: Pick<ScannerEntity, 'name' | 'isDefault' | 'tokenHash'> & ScannerChanges,
+    transaction?: Transaction,
+  ): Promise<ScannerEntity> {
     try {
       const repository = this.scanners(transaction);
       return await repository.save(repository.create(scanner));

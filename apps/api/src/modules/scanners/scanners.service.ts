@@ -48,7 +48,11 @@ export class ScannersService {
           transaction,
         )
         .catch(mapDuplicateName);
-      await this.audit.record(actor, { action: 'scanner:create', targetType: 'scanner', targetId: scanner.id, details: { name: scanner.name } }, transaction);
+      await this.audit.record(
+        actor,
+        { action: 'scanner:create', targetType: 'scanner', targetId: scanner.id, details: { name: scanner.name } },
+        transaction,
+      );
       return { scanner, token };
     });
   }
@@ -75,7 +79,11 @@ export class ScannersService {
     return this.scanners.inTransaction(async (transaction) => {
       const updated = await this.scanners.update(id, changes, transaction).catch(mapDuplicateName);
       if (!updated) throw new NotFoundException('Scanner not found.');
-      await this.audit.record(actor, { action: 'scanner:update', targetType: 'scanner', targetId: id, details: { ...changes } }, transaction);
+      await this.audit.record(
+        actor,
+        { action: 'scanner:update', targetType: 'scanner', targetId: id, details: { ...changes } },
+        transaction,
+      );
       return updated;
     });
   }
@@ -88,7 +96,11 @@ export class ScannersService {
       if ((await this.scanners.count(transaction)) === 1) throw new ConflictException('The only scanner cannot be deleted.');
       if (scanner.isDefault) throw new ConflictException('The default scanner cannot be deleted: make another scanner the default first.');
       await this.scanners.delete(id, transaction);
-      await this.audit.record(actor, { action: 'scanner:delete', targetType: 'scanner', targetId: id, details: { name: scanner.name } }, transaction);
+      await this.audit.record(
+        actor,
+        { action: 'scanner:delete', targetType: 'scanner', targetId: id, details: { name: scanner.name } },
+        transaction,
+      );
     });
   }
 

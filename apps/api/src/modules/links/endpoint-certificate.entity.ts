@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { EndpointEntity } from '../endpoints/endpoint.entity';
-import { CertificateEntity } from './certificate.entity';
+import { CertificateEntity } from '../certificates/certificate.entity';
 
 export const CERT_USES = ['tls', 'signing', 'encryption', 'manual'] as const;
 export type CertUse = (typeof CERT_USES)[number];
@@ -15,6 +15,7 @@ export type CertUse = (typeof CERT_USES)[number];
 @Index('endpoint_certificates_link_key', ['endpointId', 'fingerprint', 'certUse'], { unique: true })
 @Index('endpoint_certificates_fingerprint_idx', ['fingerprint'])
 @Index('endpoint_certificates_current_idx', ['endpointId', 'certUse'], { where: 'is_current' })
+@Index('endpoint_certificates_current_not_after_idx', ['notAfter'], { where: 'is_current' })
 export class EndpointCertificateEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoint_certificates_pkey' })
   id!: string;
@@ -39,6 +40,10 @@ export class EndpointCertificateEntity {
 
   @Column({ type: 'boolean' })
   isCurrent!: boolean;
+
+  /** The certificate's notAfter, copied (certificates never change) so expiry lists read one index. */
+  @Column({ type: 'timestamptz' })
+  notAfter!: Date;
 
   @Column({ type: 'timestamptz' })
   firstSeenAt!: Date;

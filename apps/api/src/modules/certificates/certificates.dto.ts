@@ -1,0 +1,204 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
+import { IsTagList, ToBoolean, ToInteger } from '../../common/validation/decorators';
+import { ENDPOINT_TYPES, type EndpointType } from '../endpoints/endpoint.entity';
+import { EndpointResponseDto } from '../endpoints/endpoints.dto';
+import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
+
+export class CertificateListQueryDto extends ListWindowQueryDto {
+  @ApiPropertyOptional({ description: 'Fingerprint prefix, or a substring of the common name or a SAN.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  q?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'isCa must be true or false' })
+  isCa?: boolean;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'selfSigned must be true or false' })
+  selfSigned?: boolean;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'expired must be true or false' })
+  expired?: boolean;
+}
+
+export class ActiveQueryDto extends ListWindowQueryDto {
+  @ApiPropertyOptional({ enum: ENDPOINT_TYPES })
+  @IsOptional()
+  @IsIn(ENDPOINT_TYPES)
+  type?: EndpointType;
+
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable; a row matches when its endpoint has any of them.' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value))
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsTagList()
+  tag?: string[];
+
+  @ApiPropertyOptional({ enum: CERT_USES })
+  @IsOptional()
+  @IsIn(CERT_USES)
+  certUse?: CertUse;
+}
+
+export class ExpiringQueryDto extends ActiveQueryDto {
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 3650,
+    default: 30,
+    description: 'Certificates expiring within this many days; expired ones always included.',
+  })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(0)
+  @Max(3650)
+  days: number = 30;
+}
+
+export class LookupQueryDto {
+  @ApiPropertyOptional({ description: 'SHA-256 or SHA-1, any case, colons allowed.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  fingerprint?: string;
+
+  @ApiPropertyOptional({ description: 'Hexadecimal, any case, colons allowed.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  serialNumber?: string;
+
+  @ApiPropertyOptional({ description: 'Certificates whose SANs (or CN, without DNS SANs) cover it; wildcards honoured.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(253)
+  hostname?: string;
+}
+
+export class SearchQueryDto extends PageQueryDto {
+  @ApiProperty({ minLength: 2, maxLength: 200 })
+  @IsString()
+  @MinLength(2)
+  @MaxLength(200)
+  q!: string;
+}
+
+export class UploadQueryDto {
+  @ApiPropertyOptional({ enum: CERT_USES, default: 'manual' })
+  @IsOptional()
+  @IsIn(CERT_USES)
+  certUse?: CertUse;
+
+  @ApiPropertyOptional({ enum: CERT_USES, description: 'Alias of certUse.' })
+  @IsOptional()
+  @IsIn(CERT_USES)
+  cert_use?: CertUse;
+
+  @ApiPropertyOptional({ default: true, description: "false keeps the endpoint's other current certificates of this use (key rollover)." })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'replace must be true or false' })
+  replace: boolean = true;
+}
+
+export class CertificateSummaryDto {
+  @ApiProperty({ description: 'SHA-256 of the DER, 64 lower-case hex.' }) fingerprint!: string;
+  @ApiProperty({ type: String, nullable: true }) commonName!: string | null;
+  @ApiProperty({ type: [String] }) sans!: string[];
+  @ApiProperty({ type: String, nullable: true }) issuerCommonName!: string | null;
+  @ApiProperty({ description: 'Lower-case hex.' }) serialNumber!: string;
+  @ApiProperty({ format: 'date-time' }) notBefore!: string;
+  @ApiProperty({ format: 'date-time' }) notAfter!: string;
+  @ApiProperty({ type: 'integer', description: 'floor((notAfter - now) / 24 h); negative once expired.' }) daysRemaining!: number;
+  @ApiProperty({ example: 'RSA' }) keyAlgorithm!: string;
+  @ApiProperty({ type: 'integer', nullable: true }) keySize!: number | null;
+  @ApiProperty() isCa!: boolean;
+  @ApiProperty() selfSigned!: boolean;
+  @ApiProperty({ type: [String], description: 'Root stores the certificate chains to.' }) trustedBy!: string[];
+  @ApiProperty() isTrustAnchor!: boolean;
+}
+
+export class LinkedEndpointDto {
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty() endpointName!: string;
+  @ApiProperty({ enum: ENDPOINT_TYPES }) endpointType!: EndpointType;
+  @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;
+  @ApiProperty({ format: 'date-time' }) firstSeenAt!: string;
+  @ApiProperty({ format: 'date-time', description: 'When it was last observed there.' }) lastSeenAt!: string;
+}
+
+export class CertificateDetailDto extends CertificateSummaryDto {
+  @ApiProperty() sha1Fingerprint!: string;
+  @ApiProperty() subject!: string;
+  @ApiProperty({ type: String, nullable: true }) subjectOrganization!: string | null;
+  @ApiProperty({ type: String, nullable: true }) subjectOrganizationalUnit!: string | null;
+  @ApiProperty() issuer!: string;
+  @ApiProperty({ type: String, nullable: true }) issuerOrganization!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The issuer's fingerprint when the issuer is stored." }) issuerFingerprint!:
+    string | null;
+  @ApiProperty({ type: String, nullable: true }) keyCurve!: string | null;
+  @ApiProperty() signatureAlgorithm!: string;
+  @ApiProperty({ type: [String] }) keyUsage!: string[];
+  @ApiProperty({ type: [String] }) extendedKeyUsage!: string[];
+  @ApiProperty({ type: [String] }) ocspUrls!: string[];
+  @ApiProperty({ type: [String] }) crlDistributionPoints!: string[];
+  @ApiProperty({ type: [String] }) caIssuersUrls!: string[];
+  @ApiProperty({ type: String, nullable: true }) subjectKeyId!: string | null;
+  @ApiProperty({ type: String, nullable: true }) authorityKeyId!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true }) pathLength!: number | null;
+  @ApiProperty() pem!: string;
+  @ApiProperty({ type: [LinkedEndpointDto] }) currentEndpoints!: LinkedEndpointDto[];
+  @ApiProperty({ type: [LinkedEndpointDto] }) historicalEndpoints!: LinkedEndpointDto[];
+}
+
+export class ActiveCertificateDto {
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty() endpointName!: string;
+  @ApiProperty({ enum: ENDPOINT_TYPES }) endpointType!: EndpointType;
+  @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;
+  @ApiProperty() fingerprint!: string;
+  @ApiProperty({ type: String, nullable: true }) commonName!: string | null;
+  @ApiProperty({ type: [String] }) sans!: string[];
+  @ApiProperty({ type: String, nullable: true }) issuerCommonName!: string | null;
+  @ApiProperty({ format: 'date-time' }) notBefore!: string;
+  @ApiProperty({ format: 'date-time' }) notAfter!: string;
+  @ApiProperty({ type: 'integer' }) daysRemaining!: number;
+  @ApiProperty({ format: 'date-time' }) firstSeenAt!: string;
+  @ApiProperty({ format: 'date-time' }) lastSeenAt!: string;
+}
+
+export class EndpointUploadResultDto {
+  @ApiProperty({ format: 'uuid' }) endpointId!: string;
+  @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;
+  @ApiProperty({
+    description: 'created: a new link; reactivated: a historical link is current again; unchanged: it was already current.',
+    enum: ['created', 'reactivated', 'unchanged'],
+  })
+  link!: 'created' | 'reactivated' | 'unchanged';
+  @ApiProperty({ type: [String], description: 'Fingerprints of the current links of this use that moved to history.' }) retired!: string[];
+  @ApiProperty({ type: CertificateSummaryDto, description: 'The linked certificate (the first of the upload).' })
+  certificate!: CertificateSummaryDto;
+  @ApiProperty({ type: [String], description: 'Every certificate of the upload, stored once each.' }) storedFingerprints!: string[];
+}
+
+export class CertificateSearchItemDto extends CertificateSummaryDto {
+  @ApiProperty({ enum: ['certificate'] }) kind!: 'certificate';
+}
+
+export class EndpointSearchItemDto extends EndpointResponseDto {
+  @ApiProperty({ enum: ['endpoint'] }) kind!: 'endpoint';
+}

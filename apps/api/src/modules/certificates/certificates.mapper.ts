@@ -1,0 +1,88 @@
+import { daysRemaining } from '@certkeeper/domain';
+import type { LinkedEndpointRow } from '../links/links.repository';
+import type { CertificateEntity } from './certificate.entity';
+import type { ActiveCertificateDto, CertificateDetailDto, CertificateSummaryDto, LinkedEndpointDto } from './certificates.dto';
+import type { ActiveLinkRow, CertificateSummary } from './certificates.repository';
+
+export function toCertificateSummary(row: CertificateSummary, now: Date): CertificateSummaryDto {
+  return {
+    fingerprint: row.fingerprint,
+    commonName: row.commonName,
+    sans: row.sans,
+    issuerCommonName: row.issuerCommonName,
+    serialNumber: row.serialNumber,
+    notBefore: row.notBefore.toISOString(),
+    notAfter: row.notAfter.toISOString(),
+    daysRemaining: daysRemaining(row.notAfter, now),
+    keyAlgorithm: row.keyAlgorithm,
+    keySize: row.keySize,
+    isCa: row.isCa,
+    selfSigned: row.selfSigned,
+    trustedBy: row.trustedBy,
+    isTrustAnchor: row.isTrustAnchor,
+  };
+}
+
+export function toLinkedEndpoint(row: LinkedEndpointRow): LinkedEndpointDto {
+  return {
+    endpointId: row.endpointId,
+    endpointName: row.endpointName,
+    endpointType: row.endpointType,
+    certUse: row.certUse,
+    firstSeenAt: row.firstSeenAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+  };
+}
+
+export function toCertificateDetail(
+  certificate: CertificateEntity,
+  related: { issuerFingerprint: string | null; current: LinkedEndpointRow[]; historical: LinkedEndpointRow[] },
+  now: Date,
+): CertificateDetailDto {
+  return {
+    ...toCertificateSummary(certificate, now),
+    sha1Fingerprint: certificate.sha1Fingerprint,
+    subject: certificate.subject,
+    subjectOrganization: certificate.subjectOrganization,
+    subjectOrganizationalUnit: certificate.subjectOrganizationalUnit,
+    issuer: certificate.issuer,
+    issuerOrganization: certificate.issuerOrganization,
+    issuerFingerprint: related.issuerFingerprint,
+    keyCurve: certificate.keyCurve,
+    signatureAlgorithm: certificate.signatureAlgorithm,
+    keyUsage: certificate.keyUsage,
+    extendedKeyUsage: certificate.extendedKeyUsage,
+    ocspUrls: certificate.ocspUrls,
+    crlDistributionPoints: certificate.crlDistributionPoints,
+    caIssuersUrls: certificate.caIssuersUrls,
+    subjectKeyId: certificate.subjectKeyId,
+    authorityKeyId: certificate.authorityKeyId,
+    pathLength: certificate.pathLength,
+    pem: toPem(certificate.der),
+    currentEndpoints: related.current.map(toLinkedEndpoint),
+    historicalEndpoints: related.historical.map(toLinkedEndpoint),
+  };
+}
+
+export function toActiveCertificate(row: ActiveLinkRow, now: Date): ActiveCertificateDto {
+  return {
+    endpointId: row.endpointId,
+    endpointName: row.endpointName,
+    endpointType: row.endpointType,
+    certUse: row.certUse,
+    fingerprint: row.fingerprint,
+    commonName: row.commonName,
+    sans: row.sans,
+    issuerCommonName: row.issuerCommonName,
+    notBefore: row.notBefore.toISOString(),
+    notAfter: row.notAfter.toISOString(),
+    daysRemaining: daysRemaining(row.notAfter, now),
+    firstSeenAt: row.firstSeenAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+  };
+}
+
+function toPem(der: Buffer): string {
+  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
+  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { EndpointsModule } from '../endpoints/endpoints.module';
+import { LinksModule } from '../links/links.module';
+import { CertificatesController } from './certificates.controller';
+import { CertificatesRepository } from './certificates.repository';
+import { CertificatesService } from './certificates.service';
+import { EndpointCertificateController } from './endpoint-certificate.controller';
+import { SearchController } from './search.controller';
+
+@Module({
+  imports: [LinksModule, EndpointsModule],
+  controllers: [CertificatesController, EndpointCertificateController, SearchController],
+  providers: [CertificatesRepository, CertificatesService],
+  exports: [CertificatesService],
+})
+export class CertificatesModule {}

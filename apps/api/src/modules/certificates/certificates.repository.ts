@@ -1,0 +1,273 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { ParsedCertificate } from '@certkeeper/domain';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../database/transaction';
+import type { EndpointType } from '../endpoints/endpoint.entity';
+import type { CertUse } from '../links/endpoint-certificate.entity';
+import { CertificateEntity } from './certificate.entity';
+
+/** The columns of a certificate list row (CONTRACT section 5). */
+export type CertificateSummary = Pick<
+  CertificateEntity,
+  | 'fingerprint'
+  | 'commonName'
+  | 'sans'
+  | 'issuerCommonName'
+  | 'serialNumber'
+  | 'notBefore'
+  | 'notAfter'
+  | 'keyAlgorithm'
+  | 'keySize'
+  | 'isCa'
+  | 'selfSigned'
+  | 'trustedBy'
+  | 'isTrustAnchor'
+>;
+
+export interface ActiveLinkRow {
+  endpointId: string;
+  endpointName: string;
+  endpointType: EndpointType;
+  certUse: CertUse;
+  fingerprint: string;
+  commonName: string | null;
+  sans: string[];
+  issuerCommonName: string | null;
+  notBefore: Date;
+  notAfter: Date;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+export interface CertificateFilter {
+  q?: string;
+  isCa?: boolean;
+  selfSigned?: boolean;
+  expired?: boolean;
+  now: Date;
+  limit: number;
+  offset: number;
+}
+
+export interface ActiveFilter {
+  /** Only links whose certificate expires before this instant (the expiring list). */
+  notAfterBefore?: Date;
+  type?: EndpointType;
+  tags?: string[];
+  certUse?: CertUse;
+  limit: number;
+  offset: number;
+}
+
+export interface LookupCriteria {
+  sha256?: string;
+  sha1?: string;
+  serialNumber?: string;
+  /** SAN or CN values that could cover the hostname: itself and its one-label wildcard. */
+  hostnameCandidates?: string[];
+}
+
+const SUMMARY_COLUMNS = `c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
+  c.serial_number AS "serialNumber", c.not_before AS "notBefore", c.not_after AS "notAfter", c.key_algorithm AS "keyAlgorithm",
+  c.key_size AS "keySize", c.is_ca AS "isCa", c.self_signed AS "selfSigned", c.trusted_by AS "trustedBy", c.is_trust_anchor AS "isTrustAnchor"`;
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Builds `$n` placeholders while collecting their values. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    return `$${this.values.push(value)}`;
+  }
+}
+
+@Injectable()
+export class CertificatesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  inTransaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** Stores certificates not seen before; returns the fingerprints that were new. Safe under concurrency. */
+  async storeMany(certificates: ParsedCertificate[], transaction: Transaction): Promise<Set<string>> {
+    if (certificates.length === 0) return new Set();
+    const rows = certificates.map((c) => ({
+      fingerprint: c.fingerprintSha256,
+      sha1: c.fingerprintSha1,
+      der: Buffer.from(c.der).toString('hex'),
+      serial: c.serialNumber,
+      subject: c.subject,
+      issuer: c.issuer,
+      subjectDnHash: c.subjectDnHash ?? null,
+      issuerDnHash: c.issuerDnHash ?? null,
+      cn: c.commonName,
+      o: c.subjectOrganization,
+      ou: c.subjectOrganizationalUnit,
+      issuerCn: c.issuerCommonName,
+      issuerO: c.issuerOrganization,
+      sans: c.sans,
+      searchText: [c.commonName ?? '', ...c.sans].join(' ').toLowerCase(),
+      notBefore: c.notBefore.toISOString(),
+      notAfter: c.notAfter.toISOString(),
+      keyAlgorithm: c.keyAlgorithm,
+      keySize: c.keySize,
+      keyCurve: c.keyCurve,
+      signatureAlgorithm: c.signatureAlgorithm,
+      keyUsage: c.keyUsage,
+      eku: c.extendedKeyUsage,
+      ocsp: c.ocspUrls,
+      caIssuers: c.caIssuersUrls,
+      crl: c.crlDistributionPoints,
+      ski: c.subjectKeyId,
+      aki: c.authorityKeyId,
+      isCa: c.isCa,
+      pathLength: c.pathLength,
+      selfSigned: c.selfSigned,
+    }));
+    const inserted = await transaction.query<{ fingerprint: string }[]>(
+      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, subject_dn_hash, issuer_dn_hash,
+              common_name, subject_organization, subject_organizational_unit, issuer_common_name, issuer_organization, sans, search_text,
+              not_before, not_after, key_algorithm, key_size, key_curve, signature_algorithm, key_usage, extended_key_usage, ocsp_urls,
+              ca_issuers_urls, crl_distribution_points, subject_key_id, authority_key_id, is_ca, path_length, self_signed)
+       SELECT r.fingerprint, r.sha1, decode(r.der, 'hex'), r.serial, r.subject, r.issuer, r."subjectDnHash", r."issuerDnHash",
+              r.cn, r.o, r.ou, r."issuerCn", r."issuerO", r.sans, r."searchText",
+              r."notBefore", r."notAfter", r."keyAlgorithm", r."keySize", r."keyCurve", r."signatureAlgorithm", r."keyUsage", r.eku, r.ocsp,
+              r."caIssuers", r.crl, r.ski, r.aki, r."isCa", r."pathLength", r."selfSigned"
+         FROM jsonb_to_recordset($1::jsonb) AS r(fingerprint text, sha1 text, der text, serial text, subject text, issuer text,
+              "subjectDnHash" text, "issuerDnHash" text, cn text, o text, ou text, "issuerCn" text, "issuerO" text, sans text[],
+              "searchText" text, "notBefore" timestamptz, "notAfter" timestamptz, "keyAlgorithm" text, "keySize" integer, "keyCurve" text,
+              "signatureAlgorithm" text, "keyUsage" text[], eku text[], ocsp text[], "caIssuers" text[], crl text[], ski text, aki text,
+              "isCa" boolean, "pathLength" integer, "selfSigned" boolean)
+       ON CONFLICT (fingerprint) DO NOTHING
+       RETURNING fingerprint`,
+      [JSON.stringify(rows)],
+    );
+    return new Set(inserted.map((row) => row.fingerprint));
+  }
+
+  findByFingerprint(fingerprint: string): Promise<CertificateEntity | null> {
+    return this.dataSource.getRepository(CertificateEntity).findOneBy({ fingerprint });
+  }
+
+  async findSummaries(fingerprints: string[]): Promise<CertificateSummary[]> {
+    if (fingerprints.length === 0) return [];
+    return this.dataSource.query<CertificateSummary[]>(
+      `SELECT ${SUMMARY_COLUMNS} FROM certificates c WHERE c.fingerprint = ANY($1::text[])`,
+      [fingerprints],
+    );
+  }
+
+  /** The stored certificate whose subject is this one's issuer (and whose key id matches its AKI), if any. */
+  async findIssuerFingerprint(certificate: CertificateEntity): Promise<string | null> {
+    const params = new Params();
+    const nameMatch = certificate.issuerDnHash
+      ? `c.subject_dn_hash = ${params.add(certificate.issuerDnHash)}`
+      : `c.subject = ${params.add(certificate.issuer)}`;
+    const keyMatch = certificate.authorityKeyId ? ` AND c.subject_key_id = ${params.add(certificate.authorityKeyId)}` : '';
+    const rows = await this.dataSource.query<{ fingerprint: string }[]>(
+      `SELECT c.fingerprint FROM certificates c WHERE ${nameMatch}${keyMatch} ORDER BY c.not_after DESC LIMIT 1`,
+      params.values,
+    );
+    return rows[0]?.fingerprint ?? null;
+  }
+
+  async findPage(filter: CertificateFilter): Promise<{ rows: CertificateSummary[]; total: number }> {
+    const params = new Params();
+    const conditions: string[] = [];
+    if (filter.q) conditions.push(this.matchesText(filter.q, params));
+    if (filter.isCa !== undefined) conditions.push(`c.is_ca = ${params.add(filter.isCa)}`);
+    if (filter.selfSigned !== undefined) conditions.push(`c.self_signed = ${params.add(filter.selfSigned)}`);
+    if (filter.expired !== undefined) conditions.push(`c.not_after ${filter.expired ? '<=' : '>'} ${params.add(filter.now)}`);
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    return this.pageOf(
+      `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY c.not_after, c.fingerprint`,
+      `SELECT count(*)::int AS total FROM certificates c ${where}`,
+      params,
+      filter,
+    );
+  }
+
+  /** Certificates whose fingerprint starts with `q` or whose common name or SANs contain it, by common name. */
+  searchPage(q: string, window: { limit: number; offset: number }): Promise<{ rows: CertificateSummary[]; total: number }> {
+    const params = new Params();
+    const where = `WHERE ${this.matchesText(q, params)}`;
+    return this.pageOf(
+      `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY c.common_name NULLS LAST, c.fingerprint`,
+      `SELECT count(*)::int AS total FROM certificates c ${where}`,
+      params,
+      window,
+    );
+  }
+
+  /** Current links with their endpoint and certificate, soonest expiry first. */
+  async findActive(filter: ActiveFilter): Promise<{ rows: ActiveLinkRow[]; total: number }> {
+    const params = new Params();
+    const conditions = ['l.is_current'];
+    if (filter.notAfterBefore) conditions.push(`l.not_after < ${params.add(filter.notAfterBefore)}`);
+    if (filter.certUse) conditions.push(`l.cert_use = ${params.add(filter.certUse)}`);
+    if (filter.type) conditions.push(`e.type = ${params.add(filter.type)}`);
+    if (filter.tags?.length) conditions.push(`e.tags && ${params.add(filter.tags)}::text[]`);
+    const where = `WHERE ${conditions.join(' AND ')}`;
+    const from = 'FROM endpoint_certificates l JOIN endpoints e ON e.id = l.endpoint_id';
+    return this.pageOf(
+      `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", l.cert_use AS "certUse",
+              c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
+              c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt"
+         ${from} JOIN certificates c ON c.fingerprint = l.fingerprint
+         ${where} ORDER BY l.not_after, l.id`,
+      `SELECT count(*)::int AS total ${from} ${where}`,
+      params,
+      filter,
+    );
+  }
+
+  /** Every criterion given must match. */
+  lookup(criteria: LookupCriteria): Promise<CertificateSummary[]> {
+    const params = new Params();
+    const conditions: string[] = [];
+    if (criteria.sha256) conditions.push(`c.fingerprint = ${params.add(criteria.sha256)}`);
+    if (criteria.sha1) conditions.push(`c.sha1_fingerprint = ${params.add(criteria.sha1)}`);
+    if (criteria.serialNumber) conditions.push(`c.serial_number = ${params.add(criteria.serialNumber)}`);
+    if (criteria.hostnameCandidates) {
+      const candidates = params.add(criteria.hostnameCandidates);
+      conditions.push(`(c.sans && ${candidates}::text[] OR lower(c.common_name) = ANY(${candidates}::text[]))`);
+    }
+    return this.dataSource.query<CertificateSummary[]>(
+      `SELECT ${SUMMARY_COLUMNS} FROM certificates c WHERE ${conditions.join(' AND ')} ORDER BY c.not_after DESC LIMIT 1000`,
+      params.values,
+    );
+  }
+
+  async delete(fingerprint: string, transaction: Transaction): Promise<void> {
+    await transaction.query('DELETE FROM certificates WHERE fingerprint = $1', [fingerprint]);
+  }
+
+  async lockForDelete(fingerprint: string, transaction: Transaction): Promise<boolean> {
+    const rows = await transaction.query<unknown[]>('SELECT 1 FROM certificates WHERE fingerprint = $1 FOR UPDATE', [fingerprint]);
+    return rows.length > 0;
+  }
+
+  private matchesText(q: string, params: Params): string {
+    const text = `c.search_text LIKE ${params.add(`%${escapeLike(q.toLowerCase())}%`)}`;
+    const hex = q.replace(/:/g, '').toLowerCase();
+    return /^[0-9a-f]{2,64}$/.test(hex) ? `(${text} OR c.fingerprint LIKE ${params.add(`${hex}%`)})` : text;
+  }
+
+  private async pageOf<T>(
+    select: string,
+    count: string,
+    params: Params,
+    window: { limit: number; offset: number },
+  ): Promise<{ rows: T[]; total: number }> {
+    const filterValues = [...params.values];
+    const limit = params.add(window.limit);
+    const offset = params.add(window.offset);
+    const [rows, counted] = await Promise.all([
+      this.dataSource.query<T[]>(`${select} LIMIT ${limit} OFFSET ${offset}`, params.values),
+      this.dataSource.query<{ total: number }[]>(count, filterValues),
+    ]);
+    return { rows, total: counted[0].total };
+  }
+}

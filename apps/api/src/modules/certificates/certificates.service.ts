@@ -1,0 +1,192 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { certificateCoversHostname, parseFingerprint } from '@certkeeper/domain';
+import { type ActorContext, AuditService } from '../audit/audit.service';
+import { EndpointsService } from '../endpoints/endpoints.service';
+import type { EndpointRow } from '../endpoints/endpoints.repository';
+import type { CertUse } from '../links/endpoint-certificate.entity';
+import { type LinkedEndpointRow, LinksRepository } from '../links/links.repository';
+import { LinksService } from '../links/links.service';
+import type { CertificateEntity } from './certificate.entity';
+import {
+  type ActiveFilter,
+  type ActiveLinkRow,
+  type CertificateFilter,
+  CertificatesRepository,
+  type CertificateSummary,
+} from './certificates.repository';
+import { readUploadBody } from './upload-body';
+
+export interface EndpointUpload {
+  endpointId: string;
+  certUse: CertUse;
+  link: 'created' | 'reactivated' | 'unchanged';
+  retired: string[];
+  certificate: CertificateSummary;
+  storedFingerprints: string[];
+}
+
+export type SearchHit = { kind: 'certificate'; certificate: CertificateSummary } | { kind: 'endpoint'; endpoint: EndpointRow };
+
+@Injectable()
+export class CertificatesService {
+  constructor(
+    private readonly certificates: CertificatesRepository,
+    private readonly links: LinksService,
+    private readonly linkQueries: LinksRepository,
+    private readonly endpoints: EndpointsService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** POST /certificates: stores every certificate of the body; `created` tells whether the first was new. */
+  async storeUpload(body: unknown, actor: ActorContext): Promise<{ certificate: CertificateEntity; created: boolean }> {
+    const { certificates } = readUploadBody(body);
+    const first = certificates[0].fingerprintSha256;
+    const inserted = await this.certificates.inTransaction(async (transaction) => {
+      const stored = await this.certificates.storeMany(certificates, transaction);
+      if (stored.size > 0) {
+        await this.audit.record(
+          actor,
+          { action: 'certificate:upload', targetType: 'certificate', targetId: first, details: { stored: [...stored] } },
+          transaction,
+        );
+      }
+      return stored;
+    });
+    return { certificate: (await this.certificates.findByFingerprint(first))!, created: inserted.has(first) };
+  }
+
+  /** POST /endpoints/{id}/certificate: stores the body's certificates and links the first through the link state machine. */
+  async uploadToEndpoint(
+    endpointId: string,
+    body: unknown,
+    query: { certUse?: CertUse; replace: boolean },
+    actor: ActorContext,
+  ): Promise<EndpointUpload> {
+    const payload = readUploadBody(body);
+    const certUse = query.certUse ?? payload.certUse ?? 'manual';
+    const first = payload.certificates[0].fingerprintSha256;
+    const outcome = await this.certificates.inTransaction(async (transaction) => {
+      await this.certificates.storeMany(payload.certificates, transaction);
+      const sighting = await this.links.recordSighting(
+        { endpointId, certUse, fingerprints: [first], mode: query.replace ? 'replace' : 'add' },
+        transaction,
+      );
+      await this.audit.record(
+        actor,
+        {
+          action: 'endpoint:certificate_upload',
+          targetType: 'endpoint',
+          targetId: endpointId,
+          details: { fingerprint: first, certUse, replace: query.replace },
+        },
+        transaction,
+      );
+      return sighting;
+    });
+    const [certificate] = await this.certificates.findSummaries([first]);
+    return {
+      endpointId,
+      certUse,
+      link: outcome.created.length > 0 ? 'created' : outcome.reactivated.length > 0 ? 'reactivated' : 'unchanged',
+      retired: outcome.retired,
+      certificate,
+      storedFingerprints: payload.certificates.map((c) => c.fingerprintSha256),
+    };
+  }
+
+  async getCertificate(fingerprint: string): Promise<{
+    certificate: CertificateEntity;
+    issuerFingerprint: string | null;
+    current: LinkedEndpointRow[];
+    historical: LinkedEndpointRow[];
+  }> {
+    const certificate = await this.requireCertificate(fingerprint);
+    const [issuerFingerprint, current, historical] = await Promise.all([
+      this.certificates.findIssuerFingerprint(certificate),
+      this.linkQueries.findEndpointsOf(certificate.fingerprint, true),
+      this.linkQueries.findEndpointsOf(certificate.fingerprint, false),
+    ]);
+    return { certificate, issuerFingerprint, current, historical };
+  }
+
+  async endpointsOf(fingerprint: string, current: boolean): Promise<LinkedEndpointRow[]> {
+    await this.requireCertificate(fingerprint);
+    return this.linkQueries.findEndpointsOf(fingerprint, current);
+  }
+
+  /** Refused with 409 while any link, current or historical, references the certificate. */
+  async deleteCertificate(fingerprint: string, actor: ActorContext): Promise<void> {
+    await this.certificates.inTransaction(async (transaction) => {
+      if (!(await this.certificates.lockForDelete(fingerprint, transaction))) throw new NotFoundException('Certificate not found.');
+      if (await this.linkQueries.isReferenced(fingerprint, transaction)) {
+        throw new ConflictException('The certificate is linked to an endpoint (current or historical) and cannot be deleted.');
+      }
+      await this.certificates.delete(fingerprint, transaction);
+      await this.audit.record(actor, { action: 'certificate:delete', targetType: 'certificate', targetId: fingerprint }, transaction);
+    });
+  }
+
+  listCertificates(filter: CertificateFilter): Promise<{ rows: CertificateSummary[]; total: number }> {
+    return this.certificates.findPage(filter);
+  }
+
+  listActive(filter: ActiveFilter): Promise<{ rows: ActiveLinkRow[]; total: number }> {
+    return this.certificates.findActive(filter);
+  }
+
+  async lookup(query: { fingerprint?: string; serialNumber?: string; hostname?: string }): Promise<CertificateSummary[]> {
+    if (!query.fingerprint && !query.serialNumber && !query.hostname) {
+      throw new BadRequestException('Give at least one of fingerprint, serialNumber or hostname.');
+    }
+    const fingerprint = query.fingerprint === undefined ? null : parseFingerprint(query.fingerprint);
+    if (query.fingerprint !== undefined && !fingerprint)
+      throw new BadRequestException('fingerprint must be a SHA-256 or SHA-1 fingerprint in hexadecimal');
+    const serialNumber = query.serialNumber === undefined ? undefined : normaliseSerial(query.serialNumber);
+    if (serialNumber === null) throw new BadRequestException('serialNumber must be hexadecimal');
+    const hostname = query.hostname?.trim().toLowerCase().replace(/\.$/, '');
+    if (hostname !== undefined && hostname.length === 0) throw new BadRequestException('hostname must not be empty');
+
+    const rows = await this.certificates.lookup({
+      sha256: fingerprint?.algorithm === 'sha256' ? fingerprint.hex : undefined,
+      sha1: fingerprint?.algorithm === 'sha1' ? fingerprint.hex : undefined,
+      serialNumber,
+      hostnameCandidates: hostname ? hostnameCandidates(hostname) : undefined,
+    });
+    // The query finds candidates; the domain rules (one-label wildcards, CN only without DNS SANs) decide.
+    return hostname ? rows.filter((row) => certificateCoversHostname(row, hostname)) : rows;
+  }
+
+  /** Certificates first, then endpoints; the page window runs across both. */
+  async search(q: string, window: { limit: number; offset: number }): Promise<{ hits: SearchHit[]; total: number }> {
+    const certificateCount = (await this.certificates.searchPage(q, { limit: 1, offset: 0 })).total;
+    const hits: SearchHit[] = [];
+    if (window.offset < certificateCount) {
+      const page = await this.certificates.searchPage(q, window);
+      hits.push(...page.rows.map((certificate) => ({ kind: 'certificate' as const, certificate })));
+    }
+    const endpointOffset = Math.max(0, window.offset - certificateCount);
+    const remaining = window.limit - hits.length;
+    const endpointPage = await this.endpoints.listEndpoints({ q, limit: Math.max(remaining, 1), offset: endpointOffset });
+    if (remaining > 0) hits.push(...endpointPage.rows.map((endpoint) => ({ kind: 'endpoint' as const, endpoint })));
+    return { hits, total: certificateCount + endpointPage.total };
+  }
+
+  private async requireCertificate(fingerprint: string): Promise<CertificateEntity> {
+    const certificate = await this.certificates.findByFingerprint(fingerprint);
+    if (!certificate) throw new NotFoundException('Certificate not found.');
+    return certificate;
+  }
+}
+
+/** Serial numbers as people paste them: any case, colons or spaces; leading zero bytes dropped. */
+function normaliseSerial(input: string): string | null {
+  const hex = input.replace(/[:\s]/g, '').toLowerCase();
+  if (!/^[0-9a-f]+$/.test(hex)) return null;
+  return hex.replace(/^(00)+(?=..)/, '');
+}
+
+/** The SAN values that could cover a hostname: itself and the wildcard of its parent. */
+function hostnameCandidates(hostname: string): string[] {
+  const labels = hostname.split('.');
+  return labels.length > 2 ? [hostname, `*.${labels.slice(1).join('.')}`] : [hostname];
+}

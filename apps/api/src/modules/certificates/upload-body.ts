@@ -1,0 +1,52 @@
+import { BadRequestException } from '@nestjs/common';
+import { type ParsedCertificate, parseCertificates } from '@certkeeper/domain';
+import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
+
+/** An upload carries a certificate, a chain or a small bundle; more is almost surely a mistake. */
+export const MAX_UPLOAD_CERTIFICATES = 20;
+
+const HOW_TO_SEND = 'Send the certificate as PEM text, base64 DER, DER (application/pkix-cert) or JSON { "pem": "..." }.';
+
+export interface UploadPayload {
+  certificates: ParsedCertificate[];
+  /** certUse given inside a JSON body, if any. */
+  certUse?: CertUse;
+}
+
+/**
+ * Reads every accepted body form (CONTRACT section 5) and parses it strictly: one bad block
+ * refuses the whole upload, so a failed upload changes nothing.
+ */
+export function readUploadBody(body: unknown): UploadPayload {
+  let input: string | Uint8Array;
+  let certUse: CertUse | undefined;
+  if (Buffer.isBuffer(body)) input = body;
+  else if (typeof body === 'string') input = body;
+  else if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const fields = body as Record<string, unknown>;
+    const unknown = Object.keys(fields).filter((key) => key !== 'pem' && key !== 'certUse');
+    if (unknown.length > 0) throw new BadRequestException(unknown.map((key) => `property ${key} should not exist`));
+    if (typeof fields.pem !== 'string' || fields.pem.trim() === '')
+      throw new BadRequestException(`pem must be a non-empty string. ${HOW_TO_SEND}`);
+    if (fields.certUse !== undefined && !CERT_USES.includes(fields.certUse as CertUse)) {
+      throw new BadRequestException(`certUse must be one of the following values: ${CERT_USES.join(', ')}`);
+    }
+    input = fields.pem;
+    certUse = fields.certUse as CertUse | undefined;
+  } else {
+    throw new BadRequestException(`The request has no certificate. ${HOW_TO_SEND}`);
+  }
+
+  const result = parseCertificates(input, { maxCertificates: MAX_UPLOAD_CERTIFICATES });
+  if (result.errors.length > 0) {
+    const lines = result.errors.map((error) =>
+      error.code === 'empty' || error.code === 'not_a_certificate' || error.code === 'too_many'
+        ? error.message
+        : `certificate ${error.index + 1}: ${error.message}`,
+    );
+    const tooMany = result.errors.some((error) => error.code === 'too_many');
+    throw new BadRequestException(tooMany ? [`At most ${MAX_UPLOAD_CERTIFICATES} certificates per upload.`, ...lines] : lines);
+  }
+  if (result.certificates.length === 0) throw new BadRequestException(`The request has no certificate. ${HOW_TO_SEND}`);
+  return { certificates: result.certificates, certUse };
+}

@@ -1,0 +1,240 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import { PageQueryDto } from '../../common/http/pagination';
+import { IsDnsNameOrIp, IsHttpUrl, IsIpAddress, IsTagList, ToBoolean } from '../../common/validation/decorators';
+import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
+import { ENDPOINT_TYPES, type EndpointType } from './endpoint.entity';
+
+export const MAX_TAGS = 100;
+
+/**
+ * One endpoint record as written by POST, PUT, PATCH and bulk rows. Which fields are required
+ * depends on `type` and on the verb, so the service checks that; here each field is checked alone.
+ */
+export class EndpointInputDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, description: 'Required on create and PUT.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: ENDPOINT_TYPES, default: 'host', description: 'Cannot change after creation.' })
+  @IsOptional()
+  @IsIn(ENDPOINT_TYPES)
+  type?: EndpointType;
+
+  @ApiPropertyOptional({ default: true, description: 'Toggles scanning only; a disabled endpoint still alerts and keeps its history.' })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({ default: false, description: 'Never scan, whatever `enabled` says.' })
+  @IsOptional()
+  @IsBoolean()
+  scanExempt?: boolean;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'Pins a scanner; null or omitted means the default scanner. Ignored for manual.',
+  })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsUUID('all', { message: 'scannerId must be a UUID or null' })
+  scannerId?: string | null;
+
+  @ApiPropertyOptional({ maxLength: 10000, default: '' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(10000)
+  notes?: string;
+
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_TAGS, default: [], example: ['env:prod', 'team:payments'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_TAGS)
+  @IsTagList()
+  tags?: string[];
+
+  @ApiPropertyOptional({ description: 'host: a DNS name or an IP literal (required for host).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(253)
+  @IsDnsNameOrIp()
+  dnsName?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 65535, default: 443, description: 'host only.' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  port?: number;
+
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'host only: scans connect here; SNI stays dnsName.' })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsIpAddress()
+  ipAddress?: string | null;
+
+  @ApiPropertyOptional({ description: 'saml: the metadata URL, http or https (required for saml).' })
+  @IsOptional()
+  @IsHttpUrl()
+  metadataUrl?: string;
+}
+
+export class EndpointListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ENDPOINT_TYPES })
+  @IsOptional()
+  @IsIn(ENDPOINT_TYPES)
+  type?: EndpointType;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'enabled must be true or false' })
+  enabled?: boolean;
+
+  @ApiPropertyOptional({ description: 'true: only endpoints whose scans are failing (errorSince set); false: only healthy ones.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'has_error must be true or false' })
+  has_error?: boolean;
+
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable; an endpoint matches when it has any of them.' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value))
+  @IsArray()
+  @ArrayMaxSize(MAX_TAGS)
+  @IsTagList()
+  tag?: string[];
+
+  @ApiPropertyOptional({ description: 'Substring of name, dnsName or metadataUrl, case-insensitive.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  q?: string;
+}
+
+export class EndpointTagsDto {
+  @ApiProperty({ type: [String] })
+  @IsArray()
+  @ArrayMaxSize(MAX_TAGS)
+  @IsTagList()
+  tags!: string[];
+}
+
+export class CurrentCertificateDto {
+  @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;
+  @ApiProperty() fingerprint!: string;
+  @ApiProperty({ type: String, nullable: true }) commonName!: string | null;
+  @ApiProperty({ type: [String] }) sans!: string[];
+  @ApiProperty({ type: String, nullable: true }) issuerCommonName!: string | null;
+  @ApiProperty({ format: 'date-time' }) notBefore!: string;
+  @ApiProperty({ format: 'date-time' }) notAfter!: string;
+  @ApiProperty({ type: 'integer', description: 'Negative once expired.' }) daysRemaining!: number;
+  @ApiProperty({ format: 'date-time' }) firstSeenAt!: string;
+  @ApiProperty({ format: 'date-time' }) lastSeenAt!: string;
+}
+
+export class EndpointResponseDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ENDPOINT_TYPES }) type!: EndpointType;
+  @ApiProperty() enabled!: boolean;
+  @ApiProperty() scanExempt!: boolean;
+  @ApiProperty({ format: 'uuid', type: String, nullable: true }) scannerId!: string | null;
+  @ApiProperty() notes!: string;
+  @ApiProperty({ type: [String] }) tags!: string[];
+  @ApiProperty({ type: String, nullable: true }) dnsName!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true }) port!: number | null;
+  @ApiProperty({ type: String, nullable: true }) ipAddress!: string | null;
+  @ApiProperty({ type: String, nullable: true }) metadataUrl!: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) errorSince!: string | null;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastScannedAt!: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastScanError!: string | null;
+  @ApiProperty({
+    type: Boolean,
+    nullable: true,
+    description: 'host: whether the chain presented at the latest successful scan was complete and ordered.',
+  })
+  chainComplete!: boolean | null;
+  @ApiProperty({ type: String, nullable: true, description: 'host: the address the latest successful scan reached.' }) resolvedIp!:
+    string | null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: 'saml: metadata of the latest successful fetch.',
+  })
+  samlMetadata!: Record<string, unknown> | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class EndpointDetailResponseDto extends EndpointResponseDto {
+  @ApiProperty({ type: [CurrentCertificateDto] }) currentCertificates!: CurrentCertificateDto[];
+}
+
+export class BulkRowResultDto {
+  @ApiProperty({ type: 'integer' }) index!: number;
+  @ApiProperty() ok!: boolean;
+  @ApiProperty({ type: 'integer', description: '201, or the status the row would have had alone (400, 409).' }) status!: number;
+  @ApiPropertyOptional({ type: EndpointResponseDto }) endpoint?: EndpointResponseDto;
+  @ApiPropertyOptional() error?: string;
+}
+
+export class BulkResultDto {
+  @ApiProperty({ type: [BulkRowResultDto] }) results!: BulkRowResultDto[];
+  @ApiProperty({ type: 'integer' }) created!: number;
+  @ApiProperty({ type: 'integer' }) failed!: number;
+}
+
+export class ScanHistoryRowDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'date-time' }) scannedAt!: string;
+  @ApiProperty() success!: boolean;
+  @ApiProperty({ type: String, nullable: true }) error!: string | null;
+  @ApiProperty({ type: String, nullable: true }) resolvedIp!: string | null;
+  @ApiProperty({ type: String, nullable: true }) fingerprint!: string | null;
+  @ApiProperty({ type: String, nullable: true }) tlsVersion!: string | null;
+  @ApiProperty({ format: 'uuid', type: String, nullable: true }) scannerId!: string | null;
+}
+
+export class TlsVersionDto {
+  @ApiProperty({ enum: ['SSLv3', 'TLSv1.0', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] }) version!: string;
+  @ApiProperty() supported!: boolean;
+  @ApiProperty({ type: [String], description: 'IANA cipher-suite names.' }) cipherSuites!: string[];
+}
+
+export class TlsProfileResponseDto {
+  @ApiProperty({ format: 'date-time' }) scannedAt!: string;
+  @ApiProperty({ type: [TlsVersionDto] }) versions!: TlsVersionDto[];
+  @ApiProperty({ type: String, nullable: true }) negotiatedVersion!: string | null;
+  @ApiProperty({ type: String, nullable: true }) negotiatedCipherSuite!: string | null;
+}
+
+export class TagSummaryDto {
+  @ApiProperty() tag!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'The part before the first ":", null for a bare tag.' }) category!:
+    string | null;
+  @ApiProperty() value!: string;
+  @ApiProperty({ type: 'integer' }) endpointCount!: number;
+}

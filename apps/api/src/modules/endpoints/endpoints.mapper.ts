@@ -1,0 +1,96 @@
+import { daysRemaining } from '@certkeeper/domain';
+import type { CurrentCertificateRow } from '../links/links.repository';
+import type {
+  BulkResultDto,
+  CurrentCertificateDto,
+  EndpointResponseDto,
+  ScanHistoryRowDto,
+  TagSummaryDto,
+  TlsProfileResponseDto,
+} from './endpoints.dto';
+import type { EndpointRow } from './endpoints.repository';
+import type { BulkRowOutcome } from './endpoints.service';
+import type { ScanHistoryEntity } from './scan-history.entity';
+import type { TlsProfileEntity } from './tls-profile.entity';
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+export function toEndpointResponse(row: EndpointRow): EndpointResponseDto {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    enabled: row.enabled,
+    scanExempt: row.scanExempt,
+    scannerId: row.scannerId,
+    notes: row.notes,
+    tags: row.tags,
+    dnsName: row.dnsName,
+    port: row.port,
+    ipAddress: row.ipAddress,
+    metadataUrl: row.metadataUrl,
+    errorSince: iso(row.errorSince),
+    lastScannedAt: iso(row.lastScannedAt),
+    lastScanError: row.lastScanError,
+    chainComplete: row.type === 'host' ? row.chainComplete : null,
+    resolvedIp: row.type === 'host' ? row.resolvedIp : null,
+    samlMetadata: row.type === 'saml' ? row.samlMetadata : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function toCurrentCertificate(row: CurrentCertificateRow, now: Date): CurrentCertificateDto {
+  return {
+    certUse: row.certUse,
+    fingerprint: row.fingerprint,
+    commonName: row.commonName,
+    sans: row.sans,
+    issuerCommonName: row.issuerCommonName,
+    notBefore: row.notBefore.toISOString(),
+    notAfter: row.notAfter.toISOString(),
+    daysRemaining: daysRemaining(row.notAfter, now),
+    firstSeenAt: row.firstSeenAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+  };
+}
+
+export function toBulkResult(outcomes: BulkRowOutcome[]): BulkResultDto {
+  const results = outcomes.map((outcome) =>
+    outcome.ok
+      ? { index: outcome.index, ok: true, status: outcome.status, endpoint: toEndpointResponse(outcome.endpoint) }
+      : { index: outcome.index, ok: false, status: outcome.status, error: outcome.error },
+  );
+  const created = outcomes.filter((o) => o.ok).length;
+  return { results, created, failed: outcomes.length - created };
+}
+
+export function toScanHistoryRow(row: ScanHistoryEntity): ScanHistoryRowDto {
+  return {
+    id: row.id,
+    scannedAt: row.scannedAt.toISOString(),
+    success: row.success,
+    error: row.error,
+    resolvedIp: row.resolvedIp,
+    fingerprint: row.fingerprint,
+    tlsVersion: row.tlsVersion,
+    scannerId: row.scannerId,
+  };
+}
+
+export function toTlsProfile(profile: TlsProfileEntity): TlsProfileResponseDto {
+  return {
+    scannedAt: profile.scannedAt.toISOString(),
+    versions: profile.versions,
+    negotiatedVersion: profile.negotiatedVersion,
+    negotiatedCipherSuite: profile.negotiatedCipherSuite,
+  };
+}
+
+/** `category:value` splits at the first colon; a bare value has no category. */
+export function toTagSummary(row: { tag: string; endpointCount: number }): TagSummaryDto {
+  const colon = row.tag.indexOf(':');
+  return colon > 0
+    ? { tag: row.tag, category: row.tag.slice(0, colon), value: row.tag.slice(colon + 1), endpointCount: row.endpointCount }
+    : { tag: row.tag, category: null, value: row.tag, endpointCount: row.endpointCount };
+}

@@ -1,0 +1,203 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../database/transaction';
+import type { EndpointEntity, EndpointType } from './endpoint.entity';
+import type { ScanHistoryEntity } from './scan-history.entity';
+import { TlsProfileEntity } from './tls-profile.entity';
+
+/** The writable fields of an endpoint, already normalised for its type. */
+export type EndpointRecord = Pick<
+  EndpointEntity,
+  'name' | 'type' | 'enabled' | 'scanExempt' | 'scannerId' | 'notes' | 'tags' | 'dnsName' | 'port' | 'ipAddress' | 'metadataUrl'
+>;
+
+/** An endpoint as read back, with what its latest successful scan found. */
+export type EndpointRow = Omit<EndpointEntity, 'scanner'> & { chainComplete: boolean | null; resolvedIp: string | null };
+
+export interface EndpointFilter {
+  type?: EndpointType;
+  enabled?: boolean;
+  hasError?: boolean;
+  tags?: string[];
+  q?: string;
+  limit: number;
+  offset: number;
+}
+
+/** What makes two endpoints the same: (dnsName, port, ipAddress, scanner) for host, (metadataUrl, scanner) for saml. */
+export function endpointIdentity(
+  record: Pick<EndpointRecord, 'type' | 'dnsName' | 'port' | 'ipAddress' | 'metadataUrl' | 'scannerId'>,
+): string | null {
+  switch (record.type) {
+    case 'host':
+      return JSON.stringify(['host', record.dnsName, record.port, record.ipAddress, record.scannerId]);
+    case 'saml':
+      return JSON.stringify(['saml', record.metadataUrl, record.scannerId]);
+    case 'manual':
+      return null;
+  }
+}
+
+const SELECT_ENDPOINT = `
+  SELECT e.id, e.name, e.type, e.enabled, e.scan_exempt AS "scanExempt", e.scanner_id AS "scannerId", e.notes, e.tags,
+         e.dns_name AS "dnsName", e.port, e.ip_address AS "ipAddress", e.metadata_url AS "metadataUrl",
+         e.saml_metadata AS "samlMetadata", e.error_since AS "errorSince", e.last_scanned_at AS "lastScannedAt",
+         e.last_scan_error AS "lastScanError", e.created_at AS "createdAt", e.updated_at AS "updatedAt",
+         latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp"
+    FROM endpoints e
+    LEFT JOIN LATERAL (
+      SELECT h.chain_complete, h.resolved_ip FROM scan_history h
+       WHERE h.endpoint_id = e.id AND h.success ORDER BY h.scanned_at DESC LIMIT 1
+    ) latest ON e.type = 'host'`;
+
+// Serialises endpoint writes, so the duplicate check and the insert cannot interleave.
+const ENDPOINT_WRITE_LOCK_KEY = 7_341_104;
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+@Injectable()
+export class EndpointsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  withWriteLock<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(async (transaction) => {
+      await transaction.query('SELECT pg_advisory_xact_lock($1)', [ENDPOINT_WRITE_LOCK_KEY]);
+      return work(transaction);
+    });
+  }
+
+  async findById(id: string, transaction?: Transaction): Promise<EndpointRow | null> {
+    const rows = await (transaction ?? this.dataSource.manager).query<EndpointRow[]>(`${SELECT_ENDPOINT} WHERE e.id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  async findByIds(ids: string[], transaction?: Transaction): Promise<EndpointRow[]> {
+    if (ids.length === 0) return [];
+    return (transaction ?? this.dataSource.manager).query<EndpointRow[]>(
+      `${SELECT_ENDPOINT} WHERE e.id = ANY($1::uuid[]) ORDER BY e.name, e.id`,
+      [ids],
+    );
+  }
+
+  /** One page sorted by name, and the number of all matches. */
+  async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    if (filter.type) conditions.push(`e.type = ${param(filter.type)}`);
+    if (filter.enabled !== undefined) conditions.push(`e.enabled = ${param(filter.enabled)}`);
+    if (filter.hasError !== undefined) conditions.push(filter.hasError ? 'e.error_since IS NOT NULL' : 'e.error_since IS NULL');
+    if (filter.tags?.length) conditions.push(`e.tags && ${param(filter.tags)}::text[]`);
+    if (filter.q) {
+      const pattern = param(`%${escapeLike(filter.q)}%`);
+      conditions.push(`(e.name ILIKE ${pattern} OR e.dns_name ILIKE ${pattern} OR e.metadata_url ILIKE ${pattern})`);
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    const manager = this.dataSource.manager;
+    const [rows, counted] = await Promise.all([
+      manager.query<EndpointRow[]>(
+        `${SELECT_ENDPOINT} ${where} ORDER BY e.name, e.id LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}`,
+        params,
+      ),
+      manager.query<{ total: number }[]>(`SELECT count(*)::int AS total FROM endpoints e ${where}`, params.slice(0, params.length - 2)),
+    ]);
+    return { rows, total: counted[0].total };
+  }
+
+  /** The identities (see endpointIdentity) already taken among endpoints that could collide with `records`. */
+  async takenIdentities(records: EndpointRecord[], transaction: Transaction, exceptId?: string): Promise<Set<string>> {
+    const dnsNames = [...new Set(records.flatMap((r) => (r.type === 'host' && r.dnsName ? [r.dnsName] : [])))];
+    const urls = [...new Set(records.flatMap((r) => (r.type === 'saml' && r.metadataUrl ? [r.metadataUrl] : [])))];
+    if (dnsNames.length === 0 && urls.length === 0) return new Set();
+    const existing = await transaction.query<EndpointRecord[]>(
+      `SELECT type, dns_name AS "dnsName", port, ip_address AS "ipAddress", metadata_url AS "metadataUrl", scanner_id AS "scannerId"
+         FROM endpoints
+        WHERE ((type = 'host' AND dns_name = ANY($1::text[])) OR (type = 'saml' AND metadata_url = ANY($2::text[])))
+          AND id IS DISTINCT FROM $3::uuid`,
+      [dnsNames, urls, exceptId ?? null],
+    );
+    return new Set(existing.map(endpointIdentity).filter((identity): identity is string => identity !== null));
+  }
+
+  /** Inserts in one statement per chunk; ids are chosen by the caller so results map back to rows. */
+  async insertMany(records: (EndpointRecord & { id: string })[], transaction: Transaction): Promise<void> {
+    const CHUNK = 2000;
+    for (let start = 0; start < records.length; start += CHUNK) {
+      const chunk = records.slice(start, start + CHUNK);
+      await transaction.query(
+        `INSERT INTO endpoints (id, name, type, enabled, scan_exempt, scanner_id, notes, tags, dns_name, port, ip_address, metadata_url)
+         SELECT r.id, r.name, r.type, r.enabled, r."scanExempt", r."scannerId", r.notes, r.tags, r."dnsName", r.port, r."ipAddress", r."metadataUrl"
+           FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, type text, enabled boolean, "scanExempt" boolean, "scannerId" uuid,
+                notes text, tags text[], "dnsName" text, port integer, "ipAddress" text, "metadataUrl" text)`,
+        [JSON.stringify(chunk)],
+      );
+    }
+  }
+
+  async update(id: string, record: EndpointRecord, transaction: Transaction): Promise<void> {
+    await transaction.query(
+      `UPDATE endpoints SET name = $2, enabled = $3, scan_exempt = $4, scanner_id = $5, notes = $6, tags = $7, dns_name = $8, port = $9,
+              ip_address = $10, metadata_url = $11, updated_at = now()
+        WHERE id = $1`,
+      [
+        id,
+        record.name,
+        record.enabled,
+        record.scanExempt,
+        record.scannerId,
+        record.notes,
+        record.tags,
+        record.dnsName,
+        record.port,
+        record.ipAddress,
+        record.metadataUrl,
+      ],
+    );
+  }
+
+  async delete(id: string, transaction: Transaction): Promise<boolean> {
+    const result = await transaction.query<[unknown[], number]>('DELETE FROM endpoints WHERE id = $1', [id]);
+    return result[1] > 0;
+  }
+
+  async replaceTags(id: string, tags: string[], transaction: Transaction): Promise<void> {
+    await transaction.query('UPDATE endpoints SET tags = $2, updated_at = now() WHERE id = $1', [id, tags]);
+  }
+
+  /** Every tag in use with the number of endpoints carrying it. */
+  listTagCounts(): Promise<{ tag: string; endpointCount: number }[]> {
+    return this.dataSource.query(
+      `SELECT tag, count(*)::int AS "endpointCount" FROM endpoints CROSS JOIN LATERAL unnest(tags) AS tag GROUP BY tag ORDER BY tag`,
+    );
+  }
+
+  async findHistory(endpointId: string, window: { limit: number; offset: number }): Promise<{ rows: ScanHistoryEntity[]; total: number }> {
+    const manager = this.dataSource.manager;
+    const [rows, counted] = await Promise.all([
+      manager.query<ScanHistoryEntity[]>(
+        `SELECT id, endpoint_id AS "endpointId", scanned_at AS "scannedAt", success, error, resolved_ip AS "resolvedIp", fingerprint,
+                tls_version AS "tlsVersion", chain_complete AS "chainComplete", scanner_id AS "scannerId"
+           FROM scan_history WHERE endpoint_id = $1 ORDER BY scanned_at DESC, id DESC LIMIT $2 OFFSET $3`,
+        [endpointId, window.limit, window.offset],
+      ),
+      manager.query<{ total: number }[]>('SELECT count(*)::int AS total FROM scan_history WHERE endpoint_id = $1', [endpointId]),
+    ]);
+    return { rows, total: counted[0].total };
+  }
+
+  findTlsProfile(endpointId: string): Promise<TlsProfileEntity | null> {
+    return this.dataSource.getRepository(TlsProfileEntity).findOneBy({ endpointId });
+  }
+
+  async existingScannerIds(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.dataSource.query<{ id: string }[]>('SELECT id FROM scanners WHERE id = ANY($1::uuid[])', [ids]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async defaultScannerId(transaction?: Transaction): Promise<string | null> {
+    const rows = await (transaction ?? this.dataSource.manager).query<{ id: string }[]>('SELECT id FROM scanners WHERE is_default');
+    return rows[0]?.id ?? null;
+  }
+}

@@ -1,0 +1,223 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from '../../database/transaction';
+import { type ActorContext, AuditService } from '../audit/audit.service';
+import { type CurrentCertificateRow, LinksRepository } from '../links/links.repository';
+import { buildEndpointRecord, type RecordMode, uniqueTags } from './endpoint-record';
+import { EndpointInputDto, MAX_TAGS } from './endpoints.dto';
+import { type EndpointFilter, endpointIdentity, type EndpointRecord, type EndpointRow, EndpointsRepository } from './endpoints.repository';
+import type { ScanHistoryEntity } from './scan-history.entity';
+import type { TlsProfileEntity } from './tls-profile.entity';
+import { isTag } from '../../common/validation/decorators';
+
+export const MAX_BULK_ROWS = 20_000;
+
+export type BulkRowOutcome =
+  { index: number; ok: true; status: 201; endpoint: EndpointRow } | { index: number; ok: false; status: 400 | 409; error: string };
+
+const DUPLICATE_MESSAGE = {
+  host: 'an endpoint with the same dnsName, port, ipAddress and scanner already exists',
+  saml: 'an endpoint with the same metadataUrl and scanner already exists',
+} as const;
+
+@Injectable()
+export class EndpointsService {
+  constructor(
+    private readonly endpoints: EndpointsRepository,
+    private readonly links: LinksRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  listEndpoints(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
+    return this.endpoints.findPage(filter);
+  }
+
+  async getEndpoint(id: string): Promise<EndpointRow> {
+    const endpoint = await this.endpoints.findById(id);
+    if (!endpoint) throw new NotFoundException('Endpoint not found.');
+    return endpoint;
+  }
+
+  currentCertificates(endpointId: string): Promise<CurrentCertificateRow[]> {
+    return this.links.findCurrentCertificates([endpointId]);
+  }
+
+  async createEndpoint(input: EndpointInputDto, actor: ActorContext): Promise<EndpointRow> {
+    const [outcome] = await this.createMany([input], actor, 'endpoint:create');
+    if (!outcome.ok)
+      throw outcome.status === 409 ? new ConflictException(`${capitalise(outcome.error)}.`) : new BadRequestException(outcome.error);
+    return outcome.endpoint;
+  }
+
+  /**
+   * Bulk import: every row is validated and checked on its own, good rows are inserted together,
+   * and a bad row never blocks a good one.
+   */
+  async bulkCreate(rows: unknown, actor: ActorContext): Promise<BulkRowOutcome[]> {
+    if (!Array.isArray(rows)) throw new BadRequestException('The body must be a JSON array of endpoint records.');
+    if (rows.length > MAX_BULK_ROWS) throw new BadRequestException(`At most ${MAX_BULK_ROWS} rows per request.`);
+    const inputs = rows.map((row) => validateRow(row));
+    return this.createMany(inputs, actor, 'endpoint:bulk_create');
+  }
+
+  private async createMany(inputs: (EndpointInputDto | string)[], actor: ActorContext, action: string): Promise<BulkRowOutcome[]> {
+    const requestedScanners = inputs.flatMap((input) => (typeof input !== 'string' && input.scannerId ? [input.scannerId] : []));
+    const knownScanners = await this.endpoints.existingScannerIds([...new Set(requestedScanners)]);
+
+    return this.endpoints.withWriteLock(async (transaction) => {
+      const defaultScannerId = await this.endpoints.defaultScannerId(transaction);
+      const built = inputs.map((input, index) => buildRow(input, index, knownScanners, defaultScannerId));
+      const candidates = built.filter((row): row is BuiltRow => 'record' in row);
+      const taken = await this.endpoints.takenIdentities(
+        candidates.map((row) => row.record),
+        transaction,
+      );
+      const outcomes: (BulkRowOutcome | { index: number; pending: EndpointRecord & { id: string } })[] = built.map((row) => {
+        if ('error' in row) return row.error;
+        const identity = endpointIdentity(row.record);
+        if (identity !== null && taken.has(identity)) {
+          return { index: row.index, ok: false, status: 409, error: DUPLICATE_MESSAGE[row.record.type as 'host' | 'saml'] };
+        }
+        if (identity !== null) taken.add(identity); // a later row of the same request is a duplicate too
+        return { index: row.index, pending: { ...row.record, id: randomUUID() } };
+      });
+      const pending = outcomes.flatMap((o) => ('pending' in o ? [o.pending] : []));
+      await this.endpoints.insertMany(pending, transaction);
+      const inserted = new Map(
+        (
+          await this.endpoints.findByIds(
+            pending.map((p) => p.id),
+            transaction,
+          )
+        ).map((row) => [row.id, row]),
+      );
+      if (pending.length > 0) {
+        const details =
+          pending.length === 1
+            ? { name: pending[0].name, type: pending[0].type }
+            : { created: pending.length, failed: inputs.length - pending.length };
+        await this.audit.record(
+          actor,
+          { action, targetType: 'endpoint', targetId: pending.length === 1 ? pending[0].id : null, details },
+          transaction,
+        );
+      }
+      return outcomes.map((o) =>
+        'pending' in o ? { index: o.index, ok: true as const, status: 201 as const, endpoint: inserted.get(o.pending.id)! } : o,
+      );
+    });
+  }
+
+  /** PUT (mode replace) or PATCH (mode patch). */
+  async updateEndpoint(
+    id: string,
+    input: EndpointInputDto,
+    mode: Exclude<RecordMode, 'create'>,
+    actor: ActorContext,
+  ): Promise<EndpointRow> {
+    return this.endpoints.withWriteLock(async (transaction) => {
+      const existing = await this.endpoints.findById(id, transaction);
+      if (!existing) throw new NotFoundException('Endpoint not found.');
+      if (input.scannerId && !(await this.endpoints.existingScannerIds([input.scannerId])).has(input.scannerId)) {
+        throw new BadRequestException('scannerId: no scanner has this id');
+      }
+      const built = buildEndpointRecord(input, mode, existing, await this.endpoints.defaultScannerId(transaction));
+      if ('error' in built) throw new BadRequestException(built.error);
+      const identity = endpointIdentity(built.record);
+      if (identity !== null && (await this.endpoints.takenIdentities([built.record], transaction, id)).has(identity)) {
+        throw new ConflictException(`${capitalise(DUPLICATE_MESSAGE[built.record.type as 'host' | 'saml'])}.`);
+      }
+      await this.endpoints.update(id, built.record, transaction);
+      await this.audit.record(actor, { action: 'endpoint:update', targetType: 'endpoint', targetId: id, details: { mode } }, transaction);
+      return (await this.endpoints.findById(id, transaction))!;
+    });
+  }
+
+  async deleteEndpoint(id: string, actor: ActorContext): Promise<void> {
+    await this.endpoints.withWriteLock(async (transaction) => {
+      const existing = await this.endpoints.findById(id, transaction);
+      if (!existing) throw new NotFoundException('Endpoint not found.');
+      await this.endpoints.delete(id, transaction);
+      await this.audit.record(
+        actor,
+        { action: 'endpoint:delete', targetType: 'endpoint', targetId: id, details: { name: existing.name } },
+        transaction,
+      );
+    });
+  }
+
+  async getTags(id: string): Promise<string[]> {
+    return (await this.getEndpoint(id)).tags;
+  }
+
+  /** Replaces the tag set; the body is a bare JSON array of tags. */
+  async replaceTags(id: string, tags: unknown, actor: ActorContext): Promise<string[]> {
+    if (!Array.isArray(tags)) throw new BadRequestException('The body must be a JSON array of tags.');
+    if (tags.length > MAX_TAGS) throw new BadRequestException(`An endpoint has at most ${MAX_TAGS} tags.`);
+    const invalid = tags.findIndex((tag) => !isTag(tag));
+    if (invalid >= 0)
+      throw new BadRequestException(`tags[${invalid}] must be a string of 1 to 100 printable characters (category:value or value)`);
+    const unique = uniqueTags(tags as string[]);
+    await this.endpoints.withWriteLock(async (transaction: Transaction) => {
+      if (!(await this.endpoints.findById(id, transaction))) throw new NotFoundException('Endpoint not found.');
+      await this.endpoints.replaceTags(id, unique, transaction);
+      await this.audit.record(
+        actor,
+        { action: 'endpoint:tags', targetType: 'endpoint', targetId: id, details: { tags: unique } },
+        transaction,
+      );
+    });
+    return unique;
+  }
+
+  listTagCounts(): Promise<{ tag: string; endpointCount: number }[]> {
+    return this.endpoints.listTagCounts();
+  }
+
+  async history(id: string, window: { limit: number; offset: number }): Promise<{ rows: ScanHistoryEntity[]; total: number }> {
+    await this.getEndpoint(id);
+    return this.endpoints.findHistory(id, window);
+  }
+
+  /** 404 for saml and manual endpoints and for a host never profiled. */
+  async tlsProfile(id: string): Promise<TlsProfileEntity> {
+    const endpoint = await this.getEndpoint(id);
+    if (endpoint.type !== 'host') throw new NotFoundException(`A ${endpoint.type} endpoint has no TLS profile.`);
+    const profile = await this.endpoints.findTlsProfile(id);
+    if (!profile) throw new NotFoundException('This endpoint has not been profiled yet.');
+    return profile;
+  }
+}
+
+type BuiltRow = { index: number; record: EndpointRecord };
+
+function buildRow(
+  input: EndpointInputDto | string,
+  index: number,
+  knownScanners: Set<string>,
+  defaultScannerId: string | null,
+): BuiltRow | { error: BulkRowOutcome } {
+  const refuse = (error: string) => ({ error: { index, ok: false as const, status: 400 as const, error } });
+  if (typeof input === 'string') return refuse(input);
+  if (input.scannerId && !knownScanners.has(input.scannerId)) return refuse('scannerId: no scanner has this id');
+  const built = buildEndpointRecord(input, 'create', null, defaultScannerId);
+  return 'error' in built ? refuse(built.error) : { index, record: built.record };
+}
+
+/** The global ValidationPipe rules, applied to one bulk row: the DTO, or the problems as one line. */
+function validateRow(row: unknown): EndpointInputDto | string {
+  if (row === null || typeof row !== 'object' || Array.isArray(row)) return 'each row must be a JSON object';
+  const input = plainToInstance(EndpointInputDto, row);
+  const errors = validateSync(input, { whitelist: true, forbidNonWhitelisted: true });
+  return errors.length === 0 ? input : describe(errors);
+}
+
+function describe(errors: ValidationError[]): string {
+  return errors.flatMap((error) => Object.values(error.constraints ?? {})).join('; ');
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

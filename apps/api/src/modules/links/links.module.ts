@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { LinksRepository } from './links.repository';
+import { LinksService } from './links.service';
+
+/** Endpoint-certificate links: the one place their state machine and queries live. */
+@Module({
+  providers: [LinksRepository, LinksService],
+  exports: [LinksRepository, LinksService],
+})
+export class LinksModule {}

@@ -1,0 +1,62 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import type { Transaction } from '../../database/transaction';
+import type { CertUse } from './endpoint-certificate.entity';
+import { LinksRepository } from './links.repository';
+
+export interface Sighting {
+  endpointId: string;
+  certUse: CertUse;
+  /** The certificates now presented in this role; they must already be stored. */
+  fingerprints: string[];
+  /**
+   * replace: these are all the current certificates of this role (a handshake's leaf, a SAML
+   * document's keys, an upload with replace=true); the others move to history.
+   * add: these join the current ones (upload with replace=false, key rollover).
+   */
+  mode: 'replace' | 'add';
+}
+
+export interface SightingOutcome {
+  created: string[];
+  reactivated: string[];
+  alreadyCurrent: string[];
+  retired: string[];
+}
+
+/**
+ * The link-currency state machine of SPEC "States and transitions", the only implementation:
+ * manual uploads use it now, scan ingestion later.
+ *
+ * - unknown link            -> new current link
+ * - historical link seen    -> reactivated (never duplicated)
+ * - current link seen       -> stays current, lastSeenAt moves
+ * - current link not seen   -> history (replace mode only)
+ */
+@Injectable()
+export class LinksService {
+  constructor(private readonly links: LinksRepository) {}
+
+  /** Applies a sighting in the caller's transaction, holding the endpoint's row lock. */
+  async recordSighting(sighting: Sighting, transaction: Transaction): Promise<SightingOutcome> {
+    if (!(await this.links.lockEndpoint(sighting.endpointId, transaction))) throw new NotFoundException('Endpoint not found.');
+    const seen = new Set(sighting.fingerprints);
+    const existing = await this.links.findLinks(sighting.endpointId, sighting.certUse, transaction);
+    const known = new Map(existing.map((link) => [link.fingerprint, link.isCurrent]));
+
+    const outcome: SightingOutcome = { created: [], reactivated: [], alreadyCurrent: [], retired: [] };
+    for (const fingerprint of seen) {
+      const current = known.get(fingerprint);
+      if (current === undefined) outcome.created.push(fingerprint);
+      else if (current) outcome.alreadyCurrent.push(fingerprint);
+      else outcome.reactivated.push(fingerprint);
+    }
+    if (sighting.mode === 'replace') {
+      outcome.retired = existing.filter((link) => link.isCurrent && !seen.has(link.fingerprint)).map((link) => link.fingerprint);
+    }
+
+    await this.links.markHistorical(sighting.endpointId, sighting.certUse, outcome.retired, transaction);
+    await this.links.markSeen(sighting.endpointId, sighting.certUse, [...outcome.reactivated, ...outcome.alreadyCurrent], transaction);
+    await this.links.insertCurrent(sighting.endpointId, sighting.certUse, outcome.created, transaction);
+    return outcome;
+  }
+}

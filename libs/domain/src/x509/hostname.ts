@@ -1,0 +1,59 @@
+import { domainToASCII } from 'node:url';
+import { ipAddressesEqual, parseIpAddress } from './ip-address';
+import { ParsedCertificate } from './types';
+
+/**
+ * Whether the certificate is valid for `hostname` by name (RFC 6125; dates and trust are not checked).
+ * - DNS names match exactly, ignoring case and one trailing dot, or through a wildcard that is the
+ *   whole leftmost label and stands for exactly one label: '*.example.com' covers 'api.example.com'
+ *   but neither 'example.com' nor 'a.b.example.com'. '*.com'-style wildcards cover nothing.
+ * - IP literals (IPv6 with or without brackets) match IP SANs by value ('::1' equals '0:0::1'), never
+ *   DNS names or the CN.
+ * - The CN counts only when the certificate has no DNS name among its SANs, as RFC 6125 section 6.4.4 says.
+ * `sans` holds plain strings, so a SAN is taken to be an IP address when it parses as one, and a DNS
+ * name when it has no ':', '@' or '/' (which e-mail addresses and URIs do).
+ */
+export function certificateCoversHostname(certificate: Pick<ParsedCertificate, 'sans' | 'commonName'>, hostname: string): boolean {
+  const address = parseIpAddress(hostname.trim());
+  if (address !== null) return certificate.sans.some((san) => sanIsAddress(san, address));
+  const host = normaliseDnsName(hostname);
+  if (host === null) return false;
+  const dnsNames = certificate.sans.filter(isDnsName);
+  const candidates = dnsNames.length > 0 ? dnsNames : [certificate.commonName ?? ''];
+  return candidates.some((pattern) => dnsPatternMatches(pattern, host));
+}
+
+function sanIsAddress(san: string, address: Uint8Array): boolean {
+  const sanAddress = parseIpAddress(san);
+  return sanAddress !== null && ipAddressesEqual(sanAddress, address);
+}
+
+function isDnsName(san: string): boolean {
+  return !/[:@/]/.test(san) && parseIpAddress(san) === null;
+}
+
+function dnsPatternMatches(pattern: string, host: string): boolean {
+  const normalisedPattern = normaliseDnsName(pattern);
+  if (normalisedPattern === null) return false;
+  if (normalisedPattern === host) return true;
+  return normalisedPattern.startsWith('*.') && wildcardMatches(normalisedPattern.slice(1), host);
+}
+
+/** `suffix` is the pattern without its '*', e.g. '.example.com'. */
+function wildcardMatches(suffix: string, host: string): boolean {
+  // A wildcard needs at least two labels after it: '*.com' would cover a whole top-level domain.
+  if (suffix.split('.').length < 3) return false;
+  const firstDot = host.indexOf('.');
+  return firstDot > 0 && host.slice(firstDot) === suffix;
+}
+
+/**
+ * Lower case without one trailing dot; Unicode host names become their ASCII (punycode) form,
+ * which is how certificates carry them. Null for names that cannot be compared.
+ */
+function normaliseDnsName(name: string): string | null {
+  const trimmed = name.trim().replace(/\.$/, '');
+  // Printable ASCII needs no conversion, and domainToASCII would reject wildcards.
+  const ascii = /^[ -~]*$/.test(trimmed) ? trimmed : domainToASCII(trimmed);
+  return ascii === '' ? null : ascii.toLowerCase();
+}

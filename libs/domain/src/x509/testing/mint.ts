@@ -1,0 +1,183 @@
+/**
+ * Mints real certificates in memory for tests, so no test depends on checked-in PEM files that
+ * expire or hide what they contain. Key generation is the slow part (RSA-4096 takes seconds):
+ * generate keys once per test file and pass them in.
+ */
+import { webcrypto } from 'node:crypto';
+import { parseIpAddress } from '../ip-address';
+import { x509 } from '../x509-library';
+
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+
+// Node 20's global `crypto` is this same object; registering it explicitly keeps the factory
+// working whichever provider another test registered.
+x509.cryptoProvider.set(webcrypto);
+
+export type KeyType = 'rsa-2048' | 'rsa-4096' | 'rsa-pss-2048' | 'ecdsa-p256' | 'ecdsa-p384' | 'ed25519';
+export type HashName = 'SHA-256' | 'SHA-384' | 'SHA-512';
+
+const RSA_PUBLIC_EXPONENT = new Uint8Array([1, 0, 1]);
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A fresh, extractable key pair. For RSA the hash is part of the WebCrypto key, so it is chosen
+ * here: it decides between sha256WithRSAEncryption and sha384WithRSAEncryption later.
+ */
+export async function generateKeyPair(type: KeyType, rsaHash: HashName = 'SHA-256'): Promise<CryptoKeyPair> {
+  const usages: webcrypto.KeyUsage[] = ['sign', 'verify'];
+  switch (type) {
+    case 'rsa-2048':
+    case 'rsa-4096':
+      return rsaKeyPair('RSASSA-PKCS1-v1_5', type === 'rsa-2048' ? 2048 : 4096, rsaHash);
+    case 'rsa-pss-2048':
+      return rsaKeyPair('RSA-PSS', 2048, rsaHash);
+    case 'ecdsa-p256':
+      return webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, usages);
+    case 'ecdsa-p384':
+      return webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-384' }, true, usages);
+    case 'ed25519':
+      return webcrypto.subtle.generateKey({ name: 'Ed25519' }, true, usages) as Promise<CryptoKeyPair>;
+  }
+}
+
+async function rsaKeyPair(name: 'RSASSA-PKCS1-v1_5' | 'RSA-PSS', modulusLength: number, hash: HashName): Promise<CryptoKeyPair> {
+  return webcrypto.subtle.generateKey({ name, modulusLength, publicExponent: RSA_PUBLIC_EXPONENT, hash }, true, ['sign', 'verify']);
+}
+
+export interface MintOptions {
+  /** Distinguished name, e.g. 'CN=api.example.com, O=Example'; '' for an empty subject. Default 'CN=leaf.example.com'. */
+  subject?: string;
+  /** The certificate's own keys. Default: a fresh P-256 pair (fast). */
+  keys?: CryptoKeyPair;
+  /** The CA that signs it. Default: the certificate signs itself. */
+  issuer?: MintedCertificate;
+  /** Hexadecimal. Default: random. */
+  serialNumber?: string;
+  /** Default: yesterday at a whole second (certificates store seconds). */
+  notBefore?: Date;
+  /** Default: 90 days after notBefore. */
+  notAfter?: Date;
+  /** Plain values: IP literals become iPAddress, values with '@' rfc822Name, with '://' URI, the rest dNSName. */
+  sans?: string[];
+  /** Adds critical basicConstraints cA=true. Default false (no basicConstraints at all). */
+  ca?: boolean;
+  pathLength?: number;
+  /** x509.KeyUsageFlags bits. Default: keyCertSign | cRLSign for a CA, digitalSignature | keyEncipherment otherwise. */
+  keyUsage?: number;
+  /** OIDs. Default: serverAuth for a leaf, none for a CA. */
+  extendedKeyUsage?: string[];
+  ocspUrls?: string[];
+  caIssuersUrls?: string[];
+  crlUrls?: string[];
+  /** ECDSA only; RSA takes the hash from its key. Default: SHA-384 on P-384, SHA-256 otherwise. */
+  ecdsaHash?: HashName;
+}
+
+export interface MintedCertificate {
+  der: Uint8Array;
+  /** One CERTIFICATE block ending in a newline, as in a .pem file. */
+  pem: string;
+  keys: CryptoKeyPair;
+  certificate: x509.X509Certificate;
+}
+
+export async function mintCertificate(options: MintOptions = {}): Promise<MintedCertificate> {
+  const keys = options.keys ?? (await generateKeyPair('ecdsa-p256'));
+  const notBefore = options.notBefore ?? wholeSecond(new Date(Date.now() - DAY_MS));
+  const signer = options.issuer ?? { keys, certificate: null };
+  const subject = options.subject ?? 'CN=leaf.example.com';
+  const certificate = await x509.X509CertificateGenerator.create({
+    serialNumber: options.serialNumber,
+    subject,
+    // Reusing the issuer's encoded Name keeps issuer and subject byte-identical, as a real CA must.
+    issuer: signer.certificate?.subjectName ?? subject,
+    notBefore,
+    notAfter: options.notAfter ?? new Date(notBefore.getTime() + 90 * DAY_MS),
+    publicKey: keys.publicKey,
+    signingKey: signer.keys.privateKey,
+    signingAlgorithm: signingAlgorithm(signer.keys.privateKey, options.ecdsaHash),
+    extensions: await extensions(options, keys, signer.certificate === null ? null : signer.keys),
+  });
+  const der = new Uint8Array(certificate.rawData);
+  return { der, pem: `${certificate.toString('pem')}\n`, keys, certificate };
+}
+
+export interface MintedChain {
+  root: MintedCertificate;
+  intermediate: MintedCertificate;
+  leaf: MintedCertificate;
+}
+
+/** Root CA -> intermediate CA -> leaf for 'CN=leaf.example.com', all P-256 unless keys are given. */
+export async function mintChain(keys: Partial<Record<keyof MintedChain, CryptoKeyPair>> = {}): Promise<MintedChain> {
+  const caUrls = { ocspUrls: ['http://ocsp.example.test'], crlUrls: ['http://crl.example.test/ca.crl'] };
+  const root = await mintCertificate({ subject: 'CN=Certkeeper Test Root, O=Certkeeper', keys: keys.root, ca: true });
+  const intermediate = await mintCertificate({
+    subject: 'CN=Certkeeper Test Intermediate, O=Certkeeper',
+    keys: keys.intermediate,
+    issuer: root,
+    ca: true,
+    pathLength: 0,
+    ...caUrls,
+  });
+  const leaf = await mintCertificate({ keys: keys.leaf, issuer: intermediate, sans: ['leaf.example.com'], ...caUrls });
+  return { root, intermediate, leaf };
+}
+
+/** Concatenated PEM, as in a fullchain.pem file. */
+export function pemBundle(...certificates: MintedCertificate[]): string {
+  return certificates.map((minted) => minted.pem).join('');
+}
+
+async function extensions(options: MintOptions, keys: CryptoKeyPair, issuerKeys: CryptoKeyPair | null): Promise<x509.Extension[]> {
+  const isCa = options.ca ?? false;
+  const list: x509.Extension[] = [
+    new x509.KeyUsagesExtension(options.keyUsage ?? defaultKeyUsage(isCa), true),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+  ];
+  if (isCa) list.push(new x509.BasicConstraintsExtension(true, options.pathLength, true));
+  if (issuerKeys !== null) list.push(await x509.AuthorityKeyIdentifierExtension.create(issuerKeys.publicKey));
+  const extendedKeyUsage = options.extendedKeyUsage ?? (isCa ? [] : [x509.ExtendedKeyUsage.serverAuth]);
+  if (extendedKeyUsage.length > 0) list.push(new x509.ExtendedKeyUsageExtension(extendedKeyUsage));
+  if (options.sans?.length) list.push(new x509.SubjectAlternativeNameExtension(options.sans.map(generalName)));
+  if (options.ocspUrls?.length || options.caIssuersUrls?.length) {
+    list.push(new x509.AuthorityInfoAccessExtension({ ocsp: options.ocspUrls ?? [], caIssuers: options.caIssuersUrls ?? [] }));
+  }
+  if (options.crlUrls?.length) list.push(new x509.CRLDistributionPointsExtension(options.crlUrls));
+  return list;
+}
+
+function defaultKeyUsage(isCa: boolean): number {
+  const flags = x509.KeyUsageFlags;
+  return isCa ? flags.keyCertSign | flags.cRLSign : flags.digitalSignature | flags.keyEncipherment;
+}
+
+function generalName(value: string): x509.JsonGeneralName {
+  if (parseIpAddress(value) !== null) return { type: 'ip', value };
+  if (value.includes('@')) return { type: 'email', value };
+  if (value.includes('://')) return { type: 'url', value };
+  return { type: 'dns', value };
+}
+
+/**
+ * @peculiar/x509 merges this with the signing key's own algorithm, which already names the hash for
+ * RSA and the curve for ECDSA; ECDSA still needs a hash, RSA-PSS a salt length.
+ */
+function signingAlgorithm(
+  signingKey: webcrypto.CryptoKey,
+  ecdsaHash: HashName | undefined,
+): webcrypto.Algorithm | webcrypto.EcdsaParams | webcrypto.RsaPssParams {
+  const algorithm = signingKey.algorithm as webcrypto.EcKeyAlgorithm;
+  switch (algorithm.name) {
+    case 'ECDSA':
+      return { name: 'ECDSA', hash: ecdsaHash ?? (algorithm.namedCurve === 'P-384' ? 'SHA-384' : 'SHA-256') };
+    case 'RSA-PSS':
+      return { name: 'RSA-PSS', saltLength: 32 };
+    default:
+      return algorithm;
+  }
+}
+
+function wholeSecond(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
