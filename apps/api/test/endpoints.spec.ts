@@ -189,6 +189,12 @@ describe('endpoints', () => {
           .expect(200)
       ).body as EndpointBody;
       expect(replaced).toMatchObject({ name: 'replaced', enabled: true, port: 443, notes: '', tags: [] });
+      // The search text follows the rename.
+      const found = (await t.http.get('/api/v1/endpoints').query({ q: 'REPLACED' }).set(bearer(admin)).expect(200)).body as PageBody;
+      expect(found.items.map((e) => e.id)).toContain(endpoint.id);
+      expect(
+        ((await t.http.get('/api/v1/endpoints').query({ q: 'editable' }).set(bearer(admin)).expect(200)).body as PageBody).items,
+      ).toEqual([]);
       await t.http.put(`/api/v1/endpoints/${endpoint.id}`).set(bearer(admin)).send({ name: 'no dns name' }).expect(400);
     });
 

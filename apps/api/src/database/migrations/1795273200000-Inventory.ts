@@ -56,6 +56,7 @@ export class Inventory1795273200000 implements MigrationInterface {
         "port" integer,
         "ip_address" text,
         "metadata_url" text,
+        "search_text" text NOT NULL DEFAULT '',
         "saml_metadata" jsonb,
         "error_since" TIMESTAMP WITH TIME ZONE,
         "last_scanned_at" TIMESTAMP WITH TIME ZONE,
@@ -71,9 +72,7 @@ export class Inventory1795273200000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "endpoints_metadata_url_idx" ON "endpoints" ("metadata_url")`);
     await queryRunner.query(`CREATE INDEX "endpoints_scanner_id_idx" ON "endpoints" ("scanner_id")`);
     await queryRunner.query(`CREATE INDEX "endpoints_tags_idx" ON "endpoints" USING gin ("tags")`);
-    await queryRunner.query(`CREATE INDEX "endpoints_name_trgm_idx" ON "endpoints" USING gin ("name" gin_trgm_ops)`);
-    await queryRunner.query(`CREATE INDEX "endpoints_dns_name_trgm_idx" ON "endpoints" USING gin ("dns_name" gin_trgm_ops)`);
-    await queryRunner.query(`CREATE INDEX "endpoints_metadata_url_trgm_idx" ON "endpoints" USING gin ("metadata_url" gin_trgm_ops)`);
+    await queryRunner.query(`CREATE INDEX "endpoints_search_text_trgm_idx" ON "endpoints" USING gin ("search_text" gin_trgm_ops)`);
     await queryRunner.query(`
       ALTER TABLE "endpoints" ADD CONSTRAINT "endpoints_scanner_id_fkey"
         FOREIGN KEY ("scanner_id") REFERENCES "scanners"("id") ON DELETE SET NULL ON UPDATE NO ACTION`);
@@ -178,7 +177,7 @@ export class Inventory1795273200000 implements MigrationInterface {
       `CREATE INDEX "endpoint_certificates_current_idx" ON "endpoint_certificates" ("endpoint_id", "cert_use") WHERE is_current`,
     );
     await queryRunner.query(
-      `CREATE INDEX "endpoint_certificates_current_not_after_idx" ON "endpoint_certificates" ("not_after") WHERE is_current`,
+      `CREATE INDEX "endpoint_certificates_current_not_after_idx" ON "endpoint_certificates" ("not_after", "id") WHERE is_current`,
     );
     await queryRunner.query(`
       ALTER TABLE "endpoint_certificates" ADD CONSTRAINT "endpoint_certificates_endpoint_id_fkey"

@@ -211,13 +211,15 @@ export class CertificatesRepository {
     if (filter.tags?.length) conditions.push(`e.tags && ${params.add(filter.tags)}::text[]`);
     const where = `WHERE ${conditions.join(' AND ')}`;
     const from = 'FROM endpoint_certificates l JOIN endpoints e ON e.id = l.endpoint_id';
+    // Counting needs the endpoints only to filter by them; without such a filter the partial index answers alone.
+    const countFrom = filter.type || filter.tags?.length ? from : 'FROM endpoint_certificates l';
     return this.pageOf(
       `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", l.cert_use AS "certUse",
               c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
               c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt"
          ${from} JOIN certificates c ON c.fingerprint = l.fingerprint
          ${where} ORDER BY l.not_after, l.id`,
-      `SELECT count(*)::int AS total ${from} ${where}`,
+      `SELECT count(*)::int AS total ${countFrom} ${where}`,
       params,
       filter,
     );

@@ -158,17 +158,19 @@ export class CertificatesService {
 
   /** Certificates first, then endpoints; the page window runs across both. */
   async search(q: string, window: { limit: number; offset: number }): Promise<{ hits: SearchHit[]; total: number }> {
-    const certificateCount = (await this.certificates.searchPage(q, { limit: 1, offset: 0 })).total;
-    const hits: SearchHit[] = [];
-    if (window.offset < certificateCount) {
-      const page = await this.certificates.searchPage(q, window);
-      hits.push(...page.rows.map((certificate) => ({ kind: 'certificate' as const, certificate })));
-    }
-    const endpointOffset = Math.max(0, window.offset - certificateCount);
+    // The endpoint page's offset depends on how many certificates match, so its first read only counts.
+    const [certificates, endpointCount] = await Promise.all([
+      this.certificates.searchPage(q, window),
+      this.endpoints.listEndpoints({ q, limit: 1, offset: 0 }).then((page) => page.total),
+    ]);
+    const hits: SearchHit[] = certificates.rows.map((certificate) => ({ kind: 'certificate' as const, certificate }));
+    const endpointOffset = Math.max(0, window.offset - certificates.total);
     const remaining = window.limit - hits.length;
-    const endpointPage = await this.endpoints.listEndpoints({ q, limit: Math.max(remaining, 1), offset: endpointOffset });
-    if (remaining > 0) hits.push(...endpointPage.rows.map((endpoint) => ({ kind: 'endpoint' as const, endpoint })));
-    return { hits, total: certificateCount + endpointPage.total };
+    if (remaining > 0 && endpointOffset < endpointCount) {
+      const endpoints = await this.endpoints.listEndpoints({ q, limit: remaining, offset: endpointOffset });
+      hits.push(...endpoints.rows.map((endpoint) => ({ kind: 'endpoint' as const, endpoint })));
+    }
+    return { hits, total: certificates.total + endpointCount };
   }
 
   private async requireCertificate(fingerprint: string): Promise<CertificateEntity> {

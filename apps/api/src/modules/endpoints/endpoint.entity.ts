@@ -15,7 +15,6 @@ export class EndpointEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoints_pkey' })
   id!: string;
 
-  @Index('endpoints_name_trgm_idx', { synchronize: false })
   @Column({ type: 'text' })
   name!: string;
 
@@ -44,7 +43,6 @@ export class EndpointEntity {
   tags!: string[];
 
   /** host: lower-case DNS name or IP literal. */
-  @Index('endpoints_dns_name_trgm_idx', { synchronize: false })
   @Column({ type: 'text', nullable: true })
   dnsName!: string | null;
 
@@ -55,9 +53,13 @@ export class EndpointEntity {
   @Column({ type: 'text', nullable: true })
   ipAddress!: string | null;
 
-  @Index('endpoints_metadata_url_trgm_idx', { synchronize: false })
   @Column({ type: 'text', nullable: true })
   metadataUrl!: string | null;
+
+  /** Lower-case name, dnsName and metadataUrl, trigram-indexed for `q`; written with the row, in SQL. */
+  @Index('endpoints_search_text_trgm_idx', { synchronize: false })
+  @Column({ type: 'text', default: '' })
+  searchText!: string;
 
   /** saml: the parsed metadata of the latest successful fetch. */
   @Column({ type: 'jsonb', nullable: true })

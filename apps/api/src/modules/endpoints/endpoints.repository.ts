@@ -39,17 +39,21 @@ export function endpointIdentity(
   }
 }
 
-const SELECT_ENDPOINT = `
-  SELECT e.id, e.name, e.type, e.enabled, e.scan_exempt AS "scanExempt", e.scanner_id AS "scannerId", e.notes, e.tags,
+const STORED_COLUMNS = `e.id, e.name, e.type, e.enabled, e.scan_exempt AS "scanExempt", e.scanner_id AS "scannerId", e.notes, e.tags,
          e.dns_name AS "dnsName", e.port, e.ip_address AS "ipAddress", e.metadata_url AS "metadataUrl",
          e.saml_metadata AS "samlMetadata", e.error_since AS "errorSince", e.last_scanned_at AS "lastScannedAt",
-         e.last_scan_error AS "lastScanError", e.created_at AS "createdAt", e.updated_at AS "updatedAt",
-         latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp"
-    FROM endpoints e
+         e.last_scan_error AS "lastScanError", e.created_at AS "createdAt", e.updated_at AS "updatedAt"`;
+
+const ENDPOINT_COLUMNS = `${STORED_COLUMNS}, latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp"`;
+
+// What the latest successful scan of a host found; joined only to the rows being returned.
+const LATEST_SCAN = `
     LEFT JOIN LATERAL (
       SELECT h.chain_complete, h.resolved_ip FROM scan_history h
        WHERE h.endpoint_id = e.id AND h.success ORDER BY h.scanned_at DESC LIMIT 1
     ) latest ON e.type = 'host'`;
+
+const SELECT_ENDPOINT = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints e ${LATEST_SCAN}`;
 
 // Serialises endpoint writes, so the duplicate check and the insert cannot interleave.
 const ENDPOINT_WRITE_LOCK_KEY = 7_341_104;
@@ -72,14 +76,6 @@ export class EndpointsRepository {
     return rows[0] ?? null;
   }
 
-  async findByIds(ids: string[], transaction?: Transaction): Promise<EndpointRow[]> {
-    if (ids.length === 0) return [];
-    return (transaction ?? this.dataSource.manager).query<EndpointRow[]>(
-      `${SELECT_ENDPOINT} WHERE e.id = ANY($1::uuid[]) ORDER BY e.name, e.id`,
-      [ids],
-    );
-  }
-
   /** One page sorted by name, and the number of all matches. */
   async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
     const conditions: string[] = [];
@@ -89,15 +85,16 @@ export class EndpointsRepository {
     if (filter.enabled !== undefined) conditions.push(`e.enabled = ${param(filter.enabled)}`);
     if (filter.hasError !== undefined) conditions.push(filter.hasError ? 'e.error_since IS NOT NULL' : 'e.error_since IS NULL');
     if (filter.tags?.length) conditions.push(`e.tags && ${param(filter.tags)}::text[]`);
-    if (filter.q) {
-      const pattern = param(`%${escapeLike(filter.q)}%`);
-      conditions.push(`(e.name ILIKE ${pattern} OR e.dns_name ILIKE ${pattern} OR e.metadata_url ILIKE ${pattern})`);
-    }
+    if (filter.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(filter.q.toLowerCase())}%`)}`);
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const manager = this.dataSource.manager;
     const [rows, counted] = await Promise.all([
+      // Page first, then join the latest scan: a deep offset must not run the join for skipped rows.
       manager.query<EndpointRow[]>(
-        `${SELECT_ENDPOINT} ${where} ORDER BY e.name, e.id LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}`,
+        `SELECT ${ENDPOINT_COLUMNS}
+           FROM (SELECT * FROM endpoints e ${where} ORDER BY e.name, e.id LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}) e
+           ${LATEST_SCAN}
+          ORDER BY e.name, e.id`,
         params,
       ),
       manager.query<{ total: number }[]>(`SELECT count(*)::int AS total FROM endpoints e ${where}`, params.slice(0, params.length - 2)),
@@ -120,25 +117,34 @@ export class EndpointsRepository {
     return new Set(existing.map(endpointIdentity).filter((identity): identity is string => identity !== null));
   }
 
-  /** Inserts in one statement per chunk; ids are chosen by the caller so results map back to rows. */
-  async insertMany(records: (EndpointRecord & { id: string })[], transaction: Transaction): Promise<void> {
+  /**
+   * Inserts in one statement per chunk and returns the rows as stored (a new endpoint has no scan
+   * yet). Ids are chosen by the caller so results map back to request rows.
+   */
+  async insertMany(records: (EndpointRecord & { id: string })[], transaction: Transaction): Promise<EndpointRow[]> {
     const CHUNK = 2000;
+    const inserted: EndpointRow[] = [];
     for (let start = 0; start < records.length; start += CHUNK) {
       const chunk = records.slice(start, start + CHUNK);
-      await transaction.query(
-        `INSERT INTO endpoints (id, name, type, enabled, scan_exempt, scanner_id, notes, tags, dns_name, port, ip_address, metadata_url)
-         SELECT r.id, r.name, r.type, r.enabled, r."scanExempt", r."scannerId", r.notes, r.tags, r."dnsName", r.port, r."ipAddress", r."metadataUrl"
+      const rows = await transaction.query<EndpointRow[]>(
+        `INSERT INTO endpoints AS e (id, name, type, enabled, scan_exempt, scanner_id, notes, tags, dns_name, port, ip_address, metadata_url, search_text)
+         SELECT r.id, r.name, r.type, r.enabled, r."scanExempt", r."scannerId", r.notes, r.tags, r."dnsName", r.port, r."ipAddress", r."metadataUrl",
+                lower(r.name || ' ' || coalesce(r."dnsName", '') || ' ' || coalesce(r."metadataUrl", ''))
            FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, type text, enabled boolean, "scanExempt" boolean, "scannerId" uuid,
-                notes text, tags text[], "dnsName" text, port integer, "ipAddress" text, "metadataUrl" text)`,
+                notes text, tags text[], "dnsName" text, port integer, "ipAddress" text, "metadataUrl" text)
+         RETURNING ${STORED_COLUMNS}, NULL::boolean AS "chainComplete", NULL::text AS "resolvedIp"`,
         [JSON.stringify(chunk)],
       );
+      inserted.push(...rows);
     }
+    return inserted;
   }
 
   async update(id: string, record: EndpointRecord, transaction: Transaction): Promise<void> {
     await transaction.query(
       `UPDATE endpoints SET name = $2, enabled = $3, scan_exempt = $4, scanner_id = $5, notes = $6, tags = $7, dns_name = $8, port = $9,
-              ip_address = $10, metadata_url = $11, updated_at = now()
+              ip_address = $10, metadata_url = $11, updated_at = now(),
+              search_text = lower($2 || ' ' || coalesce($8, '') || ' ' || coalesce($11, ''))
         WHERE id = $1`,
       [
         id,

@@ -84,15 +84,7 @@ export class EndpointsService {
         return { index: row.index, pending: { ...row.record, id: randomUUID() } };
       });
       const pending = outcomes.flatMap((o) => ('pending' in o ? [o.pending] : []));
-      await this.endpoints.insertMany(pending, transaction);
-      const inserted = new Map(
-        (
-          await this.endpoints.findByIds(
-            pending.map((p) => p.id),
-            transaction,
-          )
-        ).map((row) => [row.id, row]),
-      );
+      const inserted = new Map((await this.endpoints.insertMany(pending, transaction)).map((row) => [row.id, row]));
       if (pending.length > 0) {
         const details =
           pending.length === 1

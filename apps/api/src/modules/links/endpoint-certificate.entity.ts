@@ -15,7 +15,7 @@ export type CertUse = (typeof CERT_USES)[number];
 @Index('endpoint_certificates_link_key', ['endpointId', 'fingerprint', 'certUse'], { unique: true })
 @Index('endpoint_certificates_fingerprint_idx', ['fingerprint'])
 @Index('endpoint_certificates_current_idx', ['endpointId', 'certUse'], { where: 'is_current' })
-@Index('endpoint_certificates_current_not_after_idx', ['notAfter'], { where: 'is_current' })
+@Index('endpoint_certificates_current_not_after_idx', ['notAfter', 'id'], { where: 'is_current' })
 export class EndpointCertificateEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoint_certificates_pkey' })
   id!: string;

@@ -1,0 +1,47 @@
+import { Client } from 'pg';
+
+/** 80% host, 15% saml, 5% manual endpoints, one certificate each, notAfter from -30 to +365 days. */
+export async function seedInventory(databaseUrl: string, rows: number): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const scanner = (await client.query<{ id: string }>('SELECT id FROM scanners WHERE is_default')).rows[0].id;
+    // Endpoints: 80% host, 15% saml, 5% manual; tags from a small vocabulary.
+    await client.query(
+      `INSERT INTO endpoints (name, type, scanner_id, tags, dns_name, port, metadata_url, search_text)
+       SELECT format('endpoint-%s', lpad(i::text, 6, '0')),
+              CASE WHEN i % 20 < 16 THEN 'host' WHEN i % 20 < 19 THEN 'saml' ELSE 'manual' END,
+              CASE WHEN i % 20 < 19 THEN $2::uuid END,
+              ARRAY[(ARRAY['env:prod','env:test','env:dev'])[1 + i % 3], format('team:%s', i % 10)],
+              CASE WHEN i % 20 < 16 THEN format('host-%s.example.com', i) END,
+              CASE WHEN i % 20 < 16 THEN 443 END,
+              CASE WHEN i % 20 >= 16 AND i % 20 < 19 THEN format('https://idp-%s.example.org/metadata', i) END,
+              lower(format('endpoint-%s %s', lpad(i::text, 6, '0'),
+                CASE WHEN i % 20 < 16 THEN format('host-%s.example.com', i) WHEN i % 20 < 19 THEN format('https://idp-%s.example.org/metadata', i) ELSE '' END))
+         FROM generate_series(1, $1) AS i`,
+      [rows, scanner],
+    );
+    // Certificates: notAfter spread from 30 days ago to 365 days ahead.
+    await client.query(
+      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, issuer_common_name, sans,
+              search_text, not_before, not_after, key_algorithm, key_size, signature_algorithm, is_ca, self_signed)
+       SELECT encode(sha256(i::text::bytea), 'hex'), encode(sha256(('sha1-' || i)::text::bytea), 'hex'), sha256(i::text::bytea),
+              to_hex(i), format('CN=host-%s.example.com', i), 'CN=Bench CA', format('host-%s.example.com', i), 'Bench CA',
+              ARRAY[format('host-%s.example.com', i)], format('host-%s.example.com host-%s.example.com', i, i),
+              now() - interval '60 days', now() - interval '30 days' + (i % 395) * interval '1 day', 'ECDSA', 256, 'ecdsa-with-SHA256', false, false
+         FROM generate_series(1, $1) AS i`,
+      [rows],
+    );
+    await client.query(
+      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
+       SELECT e.id, c.fingerprint, CASE e.type WHEN 'host' THEN 'tls' WHEN 'saml' THEN 'signing' ELSE 'manual' END, true, c.not_after, now(), now()
+         FROM (SELECT id, type, row_number() OVER (ORDER BY name) AS n FROM endpoints) e
+         JOIN (SELECT fingerprint, not_after, row_number() OVER (ORDER BY serial_number) AS n FROM certificates) c USING (n)`,
+    );
+    // Measure a steady state: statistics fresh, visibility map set, dirty pages already written.
+    await client.query('VACUUM (ANALYZE)');
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { freePort } from '../../apps/api/src/common/net/free-port';
+
+export const ROOT = join(__dirname, '../../..');
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+export const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+export interface ApiProcess {
+  child: ChildProcess;
+  pid: number;
+  baseUrl: string;
+  output: () => string;
+}
+
+/** Starts the built API as its own process with the given environment, and waits until healthy. */
+export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`API exited:\n${output}`);
+    if (Date.now() - started > 60_000) throw new Error(`API not healthy after 60 s:\n${output}`);
+    const healthy = await fetch(`${baseUrl}/api/v1/health`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (healthy) return { child, pid: child.pid!, baseUrl, output: () => output };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export function stopApi(api: ApiProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (api.child.exitCode !== null) return resolve();
+    api.child.once('exit', () => resolve());
+    api.child.kill('SIGTERM');
+  });
+}
+
+/** VmRSS (now) and VmHWM (peak) of a process, in MB. */
+export async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+export async function login(baseUrl: string, email: string, password: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!response.ok) throw new Error(`login answered ${response.status}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+export interface LoadResult {
+  p50: number;
+  p95: number;
+  perSecond: number;
+}
+
+/**
+ * Latency from `sequential` requests one at a time, then throughput from `concurrency` clients
+ * for `seconds`. Every response must be 200; the body is read in full.
+ */
+export async function measure(url: string, token: string, options = { sequential: 200, concurrency: 8, seconds: 3 }): Promise<LoadResult> {
+  const once = async () => {
+    const begun = performance.now();
+    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(30_000) });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
+    return performance.now() - begun;
+  };
+  for (let i = 0; i < 10; i += 1) await once(); // warm-up: plans cached, JIT warm
+  const latencies: number[] = [];
+  for (let i = 0; i < options.sequential; i += 1) latencies.push(await once());
+
+  let completed = 0;
+  const deadline = performance.now() + options.seconds * 1000;
+  const begun = performance.now();
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (performance.now() < deadline) {
+        await once();
+        completed += 1;
+      }
+    }),
+  );
+  return { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), perSecond: completed / ((performance.now() - begun) / 1000) };
+}
