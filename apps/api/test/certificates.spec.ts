@@ -218,6 +218,20 @@ describe('certificates', () => {
       expect(historical).toEqual([
         expect.objectContaining({ endpointId: id, endpointName: 'rotation', endpointType: 'manual', certUse: 'manual' }),
       ]);
+      const detailA = (
+        await t.http
+          .get(`/api/v1/certificates/${sha256(a.der)}`)
+          .set(bearer(admin))
+          .expect(200)
+      ).body as Record<string, unknown[]>;
+      expect([detailA.currentEndpoints, detailA.historicalEndpoints.length]).toEqual([[], 1]);
+      const detailB = (
+        await t.http
+          .get(`/api/v1/certificates/${sha256(b.der)}`)
+          .set(bearer(admin))
+          .expect(200)
+      ).body as Record<string, unknown[]>;
+      expect([detailB.currentEndpoints.length, detailB.historicalEndpoints]).toEqual([1, []]);
 
       const back = await uploadTo(id, a.pem).expect(200);
       expect(back.body).toMatchObject({ link: 'reactivated', retired: [sha256(b.der)] });

@@ -65,17 +65,8 @@ export class CertificatesController {
   @Get('active')
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [ActiveCertificateDto], description: 'One row per current (endpoint, certificate) link, soonest expiry first.' })
-  async listActiveCertificates(@Query() query: ActiveQueryDto, @Res({ passthrough: true }) res: Response): Promise<ActiveCertificateDto[]> {
-    const { rows, total } = await this.certificates.listActive({
-      type: query.type,
-      tags: query.tag,
-      certUse: query.certUse,
-      limit: query.limit,
-      offset: query.offset,
-    });
-    setTotalCount(res, total);
-    const now = this.clock.now();
-    return rows.map((row) => toActiveCertificate(row, now));
+  listActiveCertificates(@Query() query: ActiveQueryDto, @Res({ passthrough: true }) res: Response): Promise<ActiveCertificateDto[]> {
+    return this.activePage(query, res, null);
   }
 
   @Get('expiring')
@@ -84,22 +75,8 @@ export class CertificatesController {
     type: [ActiveCertificateDto],
     description: 'Current links expiring within `days` days, expired ones included (negative daysRemaining).',
   })
-  async listExpiringCertificates(
-    @Query() query: ExpiringQueryDto,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ActiveCertificateDto[]> {
-    const now = this.clock.now();
-    const { rows, total } = await this.certificates.listActive({
-      // daysRemaining <= days  <=>  notAfter < now + (days + 1) * 24 h
-      notAfterBefore: new Date(now.getTime() + (query.days + 1) * DAY_MS),
-      type: query.type,
-      tags: query.tag,
-      certUse: query.certUse,
-      limit: query.limit,
-      offset: query.offset,
-    });
-    setTotalCount(res, total);
-    return rows.map((row) => toActiveCertificate(row, now));
+  listExpiringCertificates(@Query() query: ExpiringQueryDto, @Res({ passthrough: true }) res: Response): Promise<ActiveCertificateDto[]> {
+    return this.activePage(query, res, query.days);
   }
 
   @Get('lookup')
@@ -154,6 +131,21 @@ export class CertificatesController {
   @ApiOkResponse({ type: [LinkedEndpointDto], description: 'Endpoints that presented it, with the date last observed.' })
   async listCertificateHistoricalEndpoints(@Param('fingerprint', ParseFingerprintPipe) fingerprint: string): Promise<LinkedEndpointDto[]> {
     return (await this.certificates.endpointsOf(fingerprint, false)).map(toLinkedEndpoint);
+  }
+
+  /** Active links, or with `withinDays` the expiring ones: daysRemaining <= days  <=>  notAfter < now + (days + 1) * 24 h. */
+  private async activePage(query: ActiveQueryDto, res: Response, withinDays: number | null): Promise<ActiveCertificateDto[]> {
+    const now = this.clock.now();
+    const { rows, total } = await this.certificates.listActive({
+      notAfterBefore: withinDays === null ? undefined : new Date(now.getTime() + (withinDays + 1) * DAY_MS),
+      type: query.type,
+      tags: query.tag,
+      certUse: query.certUse,
+      limit: query.limit,
+      offset: query.offset,
+    });
+    setTotalCount(res, total);
+    return rows.map((row) => toActiveCertificate(row, now));
   }
 
   private async detail(fingerprint: string): Promise<CertificateDetailDto> {

@@ -4,7 +4,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Ma
 import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
 import { IsTagList, ToBoolean, ToInteger } from '../../common/validation/decorators';
 import { ENDPOINT_TYPES, type EndpointType } from '../endpoints/endpoint.entity';
-import { EndpointResponseDto } from '../endpoints/endpoints.dto';
+import { CurrentCertificateDto, EndpointResponseDto } from '../endpoints/endpoints.dto';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 
 export class CertificateListQueryDto extends ListWindowQueryDto {
@@ -165,20 +165,10 @@ export class CertificateDetailDto extends CertificateSummaryDto {
   @ApiProperty({ type: [LinkedEndpointDto] }) historicalEndpoints!: LinkedEndpointDto[];
 }
 
-export class ActiveCertificateDto {
+export class ActiveCertificateDto extends CurrentCertificateDto {
   @ApiProperty({ format: 'uuid' }) endpointId!: string;
   @ApiProperty() endpointName!: string;
   @ApiProperty({ enum: ENDPOINT_TYPES }) endpointType!: EndpointType;
-  @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;
-  @ApiProperty() fingerprint!: string;
-  @ApiProperty({ type: String, nullable: true }) commonName!: string | null;
-  @ApiProperty({ type: [String] }) sans!: string[];
-  @ApiProperty({ type: String, nullable: true }) issuerCommonName!: string | null;
-  @ApiProperty({ format: 'date-time' }) notBefore!: string;
-  @ApiProperty({ format: 'date-time' }) notAfter!: string;
-  @ApiProperty({ type: 'integer' }) daysRemaining!: number;
-  @ApiProperty({ format: 'date-time' }) firstSeenAt!: string;
-  @ApiProperty({ format: 'date-time' }) lastSeenAt!: string;
 }
 
 export class EndpointUploadResultDto {

@@ -1,4 +1,5 @@
 import { daysRemaining } from '@certkeeper/domain';
+import { toCurrentCertificate } from '../endpoints/endpoints.mapper';
 import type { LinkedEndpointRow } from '../links/links.repository';
 import type { CertificateEntity } from './certificate.entity';
 import type { ActiveCertificateDto, CertificateDetailDto, CertificateSummaryDto, LinkedEndpointDto } from './certificates.dto';
@@ -65,21 +66,7 @@ export function toCertificateDetail(
 }
 
 export function toActiveCertificate(row: ActiveLinkRow, now: Date): ActiveCertificateDto {
-  return {
-    endpointId: row.endpointId,
-    endpointName: row.endpointName,
-    endpointType: row.endpointType,
-    certUse: row.certUse,
-    fingerprint: row.fingerprint,
-    commonName: row.commonName,
-    sans: row.sans,
-    issuerCommonName: row.issuerCommonName,
-    notBefore: row.notBefore.toISOString(),
-    notAfter: row.notAfter.toISOString(),
-    daysRemaining: daysRemaining(row.notAfter, now),
-    firstSeenAt: row.firstSeenAt.toISOString(),
-    lastSeenAt: row.lastSeenAt.toISOString(),
-  };
+  return { endpointId: row.endpointId, endpointName: row.endpointName, endpointType: row.endpointType, ...toCurrentCertificate(row, now) };
 }
 
 function toPem(der: Buffer): string {

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import type { CertUse } from '../links/endpoint-certificate.entity';
+import type { CurrentCertificateRow } from '../links/links.repository';
 import { CertificateEntity } from './certificate.entity';
 
 /** The columns of a certificate list row (CONTRACT section 5). */
@@ -25,19 +26,10 @@ export type CertificateSummary = Pick<
   | 'isTrustAnchor'
 >;
 
-export interface ActiveLinkRow {
-  endpointId: string;
+/** A current link with its endpoint, for the active and expiring lists. */
+export interface ActiveLinkRow extends CurrentCertificateRow {
   endpointName: string;
   endpointType: EndpointType;
-  certUse: CertUse;
-  fingerprint: string;
-  commonName: string | null;
-  sans: string[];
-  issuerCommonName: string | null;
-  notBefore: Date;
-  notAfter: Date;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
 }
 
 export interface CertificateFilter {
