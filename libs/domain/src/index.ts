@@ -3,3 +3,4 @@ export * from './expiry';
 export * from './fingerprint';
 export * from './cron';
 export * from './x509';
+export * from './scanner-protocol';

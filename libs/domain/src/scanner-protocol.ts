@@ -1,0 +1,92 @@
+/**
+ * The scanner protocol: what agents read from and post to `/api/v1/scanner/*`. Shared by the
+ * API and the agent, so neither hand-copies the other's shapes. The API trusts none of it: it
+ * re-parses every certificate and document and recomputes every fingerprint and digest.
+ */
+
+export const TLS_VERSIONS = ['SSLv3', 'TLSv1.0', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+export type TlsVersionName = (typeof TLS_VERSIONS)[number];
+
+/** GET /api/v1/scanner/config */
+export interface ScannerConfig {
+  id: string;
+  name: string;
+  isDefault: boolean;
+  scanCronExpression: string;
+  scanConcurrency: number;
+  /** CIDR ranges this scanner sweeps (discovery); empty until discovery exists. */
+  discoveryNetworks: string[];
+}
+
+export type HostWorkItem = { endpointId: string; type: 'host'; dnsName: string; port: number; ipAddress: string | null };
+export type SamlWorkItem = { endpointId: string; type: 'saml'; metadataUrl: string };
+export type WorkItem = HostWorkItem | SamlWorkItem;
+
+/** GET /api/v1/scanner/work */
+export interface WorkResponse {
+  items: WorkItem[];
+}
+
+export interface TlsVersionSupport {
+  version: TlsVersionName;
+  supported: boolean;
+  /** IANA names, in the server's order of preference when it has one. */
+  cipherSuites: string[];
+}
+
+export interface TlsProfile {
+  versions: TlsVersionSupport[];
+  negotiatedVersion: TlsVersionName | null;
+  negotiatedCipherSuite: string | null;
+}
+
+interface ResultBase {
+  /** Chosen by the agent (a UUID); posting the same result again changes nothing. */
+  resultId: string;
+  endpointId: string;
+  /** ISO 8601, when the probe ran. */
+  scannedAt: string;
+  success: boolean;
+  /** Why the probe failed, in a short sentence; null on success. */
+  error: string | null;
+}
+
+export interface HostScanResult extends ResultBase {
+  type: 'host';
+  /** The address the connection reached. */
+  resolvedIp: string | null;
+  tlsVersion: TlsVersionName | null;
+  cipherSuite: string | null;
+  /** Whether Node's default verification would have accepted the chain for the DNS name. */
+  authorized: boolean | null;
+  authorizationError: string | null;
+  /** The presented chain as PEM blocks, leaf first, in the order the server sent them. */
+  chain: string[];
+  tlsProfile: TlsProfile | null;
+}
+
+export interface SamlScanResult extends ResultBase {
+  type: 'saml';
+  /** The URL the document was finally read from, after redirects. */
+  finalUrl: string | null;
+  /** The metadata document as fetched (UTF-8); the API parses it itself. */
+  document: string | null;
+  /** SHA-256 hex of the document's bytes as the agent saw them; the API recomputes it. */
+  digest: string | null;
+}
+
+export type ScanResult = HostScanResult | SamlScanResult;
+
+/** POST /api/v1/scanner/results */
+export interface ResultsRequest {
+  results: ScanResult[];
+}
+
+export type ResultOutcome =
+  | { resultId: string; endpointId: string; status: 'accepted' }
+  | { resultId: string; endpointId: string; status: 'duplicate' }
+  | { resultId: string; endpointId: string; status: 'rejected'; code: 400 | 403 | 404; error: string };
+
+export interface ResultsResponse {
+  results: ResultOutcome[];
+}
