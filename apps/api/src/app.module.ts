@@ -11,6 +11,7 @@ import { BootstrapModule } from './modules/bootstrap/bootstrap.module';
 import { CertificatesModule } from './modules/certificates/certificates.module';
 import { EndpointsModule } from './modules/endpoints/endpoints.module';
 import { HealthModule } from './modules/health/health.module';
+import { IngestModule } from './modules/ingest/ingest.module';
 import { ScannersModule } from './modules/scanners/scanners.module';
 import { UsersModule } from './modules/users/users.module';
 
@@ -49,6 +50,7 @@ export class AppModule {
         ScannersModule,
         EndpointsModule,
         CertificatesModule,
+        IngestModule,
         HealthModule,
         BootstrapModule,
       ],

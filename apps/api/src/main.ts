@@ -1,9 +1,12 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { JsonLogger } from './common/logging/json-logger';
 import { ConfigurationError, parseEnvironment } from './config/environment';
 import { prepareRuntime, type Runtime } from './config/runtime';
 import { createApp } from './create-app';
+import { EmbeddedScanner } from './embedded-scanner';
+import { ScannersService } from './modules/scanners/scanners.service';
 
 async function main(): Promise<void> {
   let env;
@@ -24,11 +27,25 @@ async function main(): Promise<void> {
     runtime = await prepareRuntime(env, (message) => log.debug(message.trim()));
     const app = await createApp(runtime.config, { logger });
     await app.listen(runtime.config.port, runtime.config.host);
+    // The port actually bound (PORT=0 picks a free one), reached over loopback when listening on all interfaces.
+    const port = (app.getHttpServer().address() as AddressInfo).port;
+    const localHost = ['0.0.0.0', '::'].includes(runtime.config.host) ? '127.0.0.1' : runtime.config.host;
+
+    let embeddedScanner: EmbeddedScanner | null = null;
+    if (runtime.config.embeddedScanner) {
+      const token = await app.get(ScannersService).issueEmbeddedToken();
+      embeddedScanner = new EmbeddedScanner(
+        `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${port}`,
+        token,
+        env.logLevel,
+      );
+      embeddedScanner.start();
+    }
 
     const shutdown = (signal: string) => {
       log.log(`Received ${signal}; shutting down.`);
-      void app
-        .close()
+      void (embeddedScanner?.stop() ?? Promise.resolve())
+        .then(() => app.close())
         .then(() => runtime?.stop())
         .then(() => process.exit(0))
         .catch((error: unknown) => {
@@ -39,7 +56,7 @@ async function main(): Promise<void> {
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
 
-    const address = `http://localhost:${runtime.config.port}`;
+    const address = `http://localhost:${port}`;
     log.log(`Certkeeper API listening on ${address}/api/v1 (API reference: ${address}/api-docs/index.html)`, {
       database: runtime.embedded ? 'embedded' : 'external',
       pid: process.pid,

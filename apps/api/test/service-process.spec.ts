@@ -3,7 +3,10 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mintCertificate } from '@certkeeper/domain/testing';
 import { freePort } from '../src/common/net/free-port';
+import { SwappableTlsServer } from './support/tls-servers';
 
 const MAIN = join(__dirname, '../../../dist/apps/api/src/main.js');
 
@@ -41,6 +44,16 @@ function stopService(service: RunningService, signal: NodeJS.Signals): Promise<n
   });
 }
 
+async function loginToken(baseUrl: string, email: string, password: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return ((await response.json()) as { token: string }).token;
+}
+
 async function loginStatus(baseUrl: string, email: string, password: string): Promise<number> {
   const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
     method: 'POST',
@@ -54,6 +67,7 @@ async function loginStatus(baseUrl: string, email: string, password: string): Pr
 /** The start command's real process: embedded PostgreSQL, generated secrets, clean shutdown. */
 describe('the service process on embedded PostgreSQL', () => {
   let dataDir: string;
+  let firstStartOutput = '';
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'certkeeper-service-'));
@@ -65,6 +79,7 @@ describe('the service process on embedded PostgreSQL', () => {
     const service = await startService(dataDir);
     const password = /Password:\s+(\S+)/.exec(service.output())?.[1] ?? '';
     expect(service.output()).toContain('First administrator: admin@localhost');
+    firstStartOutput = service.output();
     expect(await loginStatus(service.baseUrl, 'admin@localhost', password)).toBe(200);
     expect((await fetch(`${service.baseUrl}/api-docs/index.html`)).status).toBe(200);
 
@@ -87,6 +102,38 @@ describe('the service process on embedded PostgreSQL', () => {
       expect(await stopService(second, 'SIGINT')).toBe(0);
     }
   }, 90_000);
+
+  it('runs the embedded scanner: a host added after start is observed without deploying anything else', async () => {
+    const minted = await mintCertificate({ subject: 'CN=embedded.example.test', sans: ['embedded.example.test'] });
+    const tls = new SwappableTlsServer();
+    await tls.serve('embedded.example.test', minted);
+    await tls.listen();
+    const service = await startService(dataDir, { SCANNER_NEW_WORK_POLL_MS: '300', SCANNER_HANDSHAKE_TIMEOUT_MS: '2000' });
+    try {
+      const password = /Password:\s+(\S+)/.exec(firstStartOutput)?.[1] ?? '';
+      const token = await loginToken(service.baseUrl, 'admin@localhost', password);
+      const created = await fetch(`${service.baseUrl}/api/v1/endpoints`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ name: 'embedded', dnsName: 'embedded.example.test', ipAddress: '127.0.0.1', port: tls.port }),
+      });
+      const { id } = (await created.json()) as { id: string };
+      const deadline = Date.now() + 20_000;
+      let fingerprints: string[] = [];
+      while (fingerprints.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const detail = await fetch(`${service.baseUrl}/api/v1/endpoints/${id}`, { headers: { authorization: `Bearer ${token}` } });
+        fingerprints = ((await detail.json()) as { currentCertificates: { fingerprint: string }[] }).currentCertificates.map(
+          (c) => c.fingerprint,
+        );
+      }
+      expect(fingerprints).toEqual([createHash('sha256').update(minted.der).digest('hex')]);
+      expect(service.output()).toContain('Started the embedded scanner agent');
+    } finally {
+      expect(await stopService(service, 'SIGTERM')).toBe(0);
+      await tls.close();
+    }
+  }, 60_000);
 
   it('refuses to start with bad configuration, naming every bad variable', async () => {
     const child = spawn(process.execPath, [MAIN], {

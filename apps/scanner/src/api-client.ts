@@ -1,4 +1,61 @@
+import type { ResultOutcome, ResultsResponse, ScannerConfig, ScanResult, WorkItem, WorkResponse } from '@certkeeper/domain';
+
+/** A failed call to the API: transient ones are retried later, fatal ones (a revoked token) stop the agent. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
 export type Reachability = { reachable: true } | { reachable: false; reason: string };
+
+/** The agent's side of the scanner protocol; every call has a deadline. */
+export class ScannerApiClient {
+  constructor(
+    private readonly apiUrl: string,
+    private readonly token: string,
+    private readonly timeoutMs = 30_000,
+  ) {}
+
+  getConfig(): Promise<ScannerConfig> {
+    return this.request<ScannerConfig>('GET', '/api/v1/scanner/config');
+  }
+
+  /** The assigned work; with neverScanned only endpoints that have no observation yet. */
+  async getWork(options: { neverScanned?: boolean } = {}): Promise<WorkItem[]> {
+    return (await this.request<WorkResponse>('GET', `/api/v1/scanner/work${options.neverScanned ? '?neverScanned=true' : ''}`)).items;
+  }
+
+  async postResults(results: ScanResult[]): Promise<ResultOutcome[]> {
+    return (await this.request<ResultsResponse>('POST', '/api/v1/scanner/results', { results })).results;
+  }
+
+  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.apiUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new ApiError(`API unreachable: ${describeFetchFailure(error, this.timeoutMs)}`, null, true);
+    }
+    const text = await response.text().catch(() => '');
+    if (!response.ok) {
+      // 401/403 will not get better by retrying: the token was revoked or replaced.
+      const transient = response.status >= 500 || response.status === 429 || response.status === 408;
+      throw new ApiError(`API answered ${response.status}: ${text.trim().slice(0, 300)}`, response.status, transient);
+    }
+    return JSON.parse(text) as T;
+  }
+}
 
 /**
  * Asks the API's health route, bounded by a deadline: the agent never waits on a silent server.
@@ -9,14 +66,14 @@ export async function checkApiReachable(apiUrl: string, deadlineMs: number): Pro
     await response.arrayBuffer();
     return response.ok ? { reachable: true } : { reachable: false, reason: `health answered ${response.status}` };
   } catch (error) {
-    return { reachable: false, reason: describeFailure(error, deadlineMs) };
+    return { reachable: false, reason: describeFetchFailure(error, deadlineMs) };
   }
 }
 
 // Duck-typed: fetch's errors may come from another realm, where instanceof Error is false.
 type FetchFailure = { name?: string; message?: string; cause?: { code?: string; message?: string } } | null | undefined;
 
-function describeFailure(error: unknown, deadlineMs: number): string {
+export function describeFetchFailure(error: unknown, deadlineMs: number): string {
   const failure = error as FetchFailure;
   if (failure?.name === 'TimeoutError') return `no answer within ${deadlineMs} ms`;
   return failure?.cause?.code ?? failure?.cause?.message ?? failure?.message ?? String(error);

@@ -5,7 +5,19 @@ describe('parseScannerEnvironment', () => {
     expect(parseScannerEnvironment({ SCANNER_API_URL: 'https://certs.example.com/', SCANNER_TOKEN: 'stx_s_abc' })).toEqual({
       apiUrl: 'https://certs.example.com',
       token: 'stx_s_abc',
+      connectTimeoutMs: 5000,
+      handshakeTimeoutMs: 10_000,
+      newWorkPollMs: 60_000,
     });
+  });
+
+  it('reads the probe deadlines and refuses nonsense', () => {
+    const env = { SCANNER_API_URL: 'http://api', SCANNER_TOKEN: 'stx_s_abc' };
+    expect(parseScannerEnvironment({ ...env, SCANNER_CONNECT_TIMEOUT_MS: '750', SCANNER_HANDSHAKE_TIMEOUT_MS: '1500' })).toMatchObject({
+      connectTimeoutMs: 750,
+      handshakeTimeoutMs: 1500,
+    });
+    expect(() => parseScannerEnvironment({ ...env, SCANNER_HANDSHAKE_TIMEOUT_MS: 'soon' })).toThrow('SCANNER_HANDSHAKE_TIMEOUT_MS');
   });
 
   it('names both problems at once and never echoes the token', () => {

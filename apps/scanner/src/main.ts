@@ -1,22 +1,26 @@
-import { checkApiReachable } from './api-client';
+import type { ScanResult, WorkItem } from '@certkeeper/domain';
+import { Agent } from './agent';
+import { ScannerApiClient } from './api-client';
 import { parseScannerEnvironment, ScannerConfigurationError } from './config';
+import { jsonLog } from './log';
+import { probeHost } from './probes/host-probe';
+import { probeSaml } from './probes/saml-probe';
+import { profileTls } from './probes/tls-profile';
 
-const REACHABILITY_DEADLINE_MS = 10_000;
-const DAEMON_INTERVAL_MS = 60_000;
-
-function log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, context: 'Scanner', msg, ...fields })}\n`);
+function prober(deadlines: { connectTimeoutMs: number; handshakeTimeoutMs: number }) {
+  return (item: WorkItem): Promise<ScanResult> => probe(item, deadlines);
 }
 
-/**
- * The agent's skeleton: configuration and the API connection. Probing hosts and SAML metadata
- * arrives with the scanner protocol; until then a cycle only checks that the API answers.
- */
-async function runCycle(apiUrl: string): Promise<boolean> {
-  const result = await checkApiReachable(apiUrl, REACHABILITY_DEADLINE_MS);
-  if (result.reachable) log('info', 'API reachable', { apiUrl });
-  else log('error', `API unreachable: ${result.reason}`, { apiUrl });
-  return result.reachable;
+function probe(item: WorkItem, deadlines: { connectTimeoutMs: number; handshakeTimeoutMs: number }): Promise<ScanResult> {
+  switch (item.type) {
+    case 'host':
+      return probeHost(item, {
+        ...deadlines,
+        profile: async (target, deadlineMs) => (await profileTls(target, { deadlineMs })).profile,
+      });
+    case 'saml':
+      return probeSaml(item);
+  }
 }
 
 async function main(): Promise<void> {
@@ -28,25 +32,27 @@ async function main(): Promise<void> {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
+  const agent = new Agent({
+    client: new ScannerApiClient(config.apiUrl, config.token),
+    probe: prober(config),
+    log: jsonLog,
+    newWorkPollMs: config.newWorkPollMs,
+  });
 
   if (process.argv.includes('--once')) {
-    process.exit((await runCycle(config.apiUrl)) ? 0 : 1);
+    const report = await agent.runOnce();
+    // Non-zero when the API could not be reached, or could not take every result.
+    process.exit(report !== null && report.pending === 0 ? 0 : 1);
   }
 
-  let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  const stop = () => {
-    stopping = true;
-    clearTimeout(timer);
-    log('info', 'stopping');
+  const stop = (signal: string) => {
+    jsonLog('info', `received ${signal}; finishing in-flight work`);
+    void agent.stop().then(() => process.exit(0));
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  const loop = async () => {
-    await runCycle(config.apiUrl);
-    if (!stopping) timer = setTimeout(() => void loop(), DAEMON_INTERVAL_MS);
-  };
-  await loop();
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  await agent.start();
+  jsonLog('info', 'scanner agent started', { apiUrl: config.apiUrl });
 }
 
 void main();

@@ -1,4 +1,4 @@
-import { cronExpressionProblem } from './cron';
+import { cronExpressionProblem, nextCronTime } from './cron';
 
 describe('cronExpressionProblem', () => {
   it.each([
@@ -26,4 +26,25 @@ describe('cronExpressionProblem', () => {
     ['a * * * *', 'minute'],
     ['1/2/3 * * * *', 'more than one step'],
   ])('refuses %j', (expression, problem) => expect(cronExpressionProblem(expression)).toContain(problem));
+});
+
+describe('nextCronTime', () => {
+  const at = (iso: string) => new Date(iso);
+  it.each([
+    ['0 * * * *', '2026-11-21T14:10:30Z', '2026-11-21T15:00:00.000Z'],
+    ['0 * * * *', '2026-11-21T15:00:00Z', '2026-11-21T16:00:00.000Z'],
+    ['*/15 * * * *', '2026-11-21T14:10:00Z', '2026-11-21T14:15:00.000Z'],
+    ['30 2 * * *', '2026-11-21T14:10:00Z', '2026-11-22T02:30:00.000Z'],
+    ['0 9 * * MON-FRI', '2026-11-21T14:10:00Z', '2026-11-23T09:00:00.000Z'],
+    ['0 0 1 * *', '2026-11-21T00:00:00Z', '2026-12-01T00:00:00.000Z'],
+    ['0 0 * * 7', '2026-11-21T00:00:00Z', '2026-11-22T00:00:00.000Z'],
+    ['0 0 13 * 5', '2026-11-21T00:00:00Z', '2026-11-27T00:00:00.000Z'],
+  ])('%s after %s is %s', (expression, after, next) => {
+    expect(nextCronTime(expression, at(after))?.toISOString()).toBe(next);
+  });
+
+  it('is null for an expression that never fires or is invalid', () => {
+    expect(nextCronTime('0 0 31 2 *', at('2026-01-01T00:00:00Z'))).toBeNull();
+    expect(nextCronTime('nonsense', at('2026-01-01T00:00:00Z'))).toBeNull();
+  });
 });

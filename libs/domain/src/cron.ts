@@ -55,3 +55,55 @@ function valueOf(text: string, field: CronField): number | null {
   const value = Number(text);
   return value >= field.min && value <= field.max ? value : null;
 }
+
+/** The set of allowed values of each field, from an expression that cronExpressionProblem accepts. */
+function expand(expression: string): Set<number>[] {
+  return expression
+    .trim()
+    .split(/\s+/)
+    .map((text, index) => {
+      const field = FIELDS[index];
+      const values = new Set<number>();
+      for (const item of text.split(',')) {
+        const [range, stepText] = item.split('/');
+        const step = stepText === undefined ? 1 : Number(stepText);
+        const [from, to] =
+          range === '*'
+            ? [field.min, field.max]
+            : (() => {
+                const bounds = range.split('-').map((bound) => valueOf(bound, field) as number);
+                return [bounds[0], bounds[1] ?? (stepText === undefined ? bounds[0] : field.max)];
+              })();
+        for (let value = from; value <= to; value += step) values.add(value);
+      }
+      // Day-of-week 7 is Sunday too.
+      if (field.name === 'day of week' && values.has(7)) values.add(0);
+      return values;
+    });
+}
+
+const MINUTE_MS = 60_000;
+const SEARCH_LIMIT_MINUTES = 366 * 24 * 60 * 5;
+
+/**
+ * The first minute strictly after `after` (UTC) that the expression matches, or null when none
+ * does within five years (`0 0 31 2 *`). Day-of-month and day-of-week combine as in Vixie cron:
+ * when both are restricted, either may match.
+ */
+export function nextCronTime(expression: string, after: Date): Date | null {
+  if (cronExpressionProblem(expression) !== null) return null;
+  const [minutes, hours, daysOfMonth, months, daysOfWeek] = expand(expression);
+  const [, , domText, , dowText] = expression.trim().split(/\s+/);
+  const domRestricted = domText !== '*';
+  const dowRestricted = dowText !== '*';
+  let candidate = Math.floor(after.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  for (let i = 0; i < SEARCH_LIMIT_MINUTES; i += 1, candidate += MINUTE_MS) {
+    const date = new Date(candidate);
+    if (!months.has(date.getUTCMonth() + 1) || !hours.has(date.getUTCHours()) || !minutes.has(date.getUTCMinutes())) continue;
+    const domMatch = daysOfMonth.has(date.getUTCDate());
+    const dowMatch = daysOfWeek.has(date.getUTCDay());
+    const dayMatch = domRestricted && dowRestricted ? domMatch || dowMatch : domMatch && dowMatch;
+    if (dayMatch) return date;
+  }
+  return null;
+}

@@ -4,3 +4,5 @@ export * from './fingerprint';
 export * from './cron';
 export * from './x509';
 export * from './scanner-protocol';
+export * from './saml';
+export * from './tls';

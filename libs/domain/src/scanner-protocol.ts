@@ -18,7 +18,19 @@ export interface ScannerConfig {
   discoveryNetworks: string[];
 }
 
-export type HostWorkItem = { endpointId: string; type: 'host'; dnsName: string; port: number; ipAddress: string | null };
+export interface HostWorkItem {
+  endpointId: string;
+  type: 'host';
+  dnsName: string;
+  port: number;
+  /** Connect here when set; SNI stays dnsName. */
+  ipAddress: string | null;
+  /**
+   * A TLS profile costs tens of connections, so the API asks for one only when the endpoint has
+   * none or its latest is older than a day; every other run is a single handshake.
+   */
+  tlsProfileDue: boolean;
+}
 export type SamlWorkItem = { endpointId: string; type: 'saml'; metadataUrl: string };
 export type WorkItem = HostWorkItem | SamlWorkItem;
 

@@ -3,6 +3,8 @@ import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
 import { CertificateEntity } from '../modules/certificates/certificate.entity';
 import { EndpointCertificateEntity } from '../modules/links/endpoint-certificate.entity';
 import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
+import { SamlDocumentEntity } from '../modules/ingest/saml-document.entity';
+import { TlsProfileHistoryEntity } from '../modules/ingest/tls-profile-history.entity';
 import { ScanHistoryEntity } from '../modules/endpoints/scan-history.entity';
 import { TlsProfileEntity } from '../modules/endpoints/tls-profile.entity';
 import { ScannerEntity } from '../modules/scanners/scanner.entity';
@@ -19,4 +21,6 @@ export const ENTITIES = [
   TlsProfileEntity,
   CertificateEntity,
   EndpointCertificateEntity,
+  TlsProfileHistoryEntity,
+  SamlDocumentEntity,
 ];

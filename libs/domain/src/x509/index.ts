@@ -1,4 +1,5 @@
 export { certificateCoversHostname } from './hostname';
+export { isCompleteChain } from './chain';
 export { isIssuedBy } from './issued-by';
 export { parseCertificates, parseFirstCertificate } from './parse-certificates';
 export type { CertificateParseError, CertificateParseErrorCode, CertificateParseResult, ParsedCertificate, ParseOptions } from './types';

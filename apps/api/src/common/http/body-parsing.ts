@@ -4,6 +4,9 @@ import { sendPlainText } from './plain-text';
 const MiB = 1024 * 1024;
 export const DEFAULT_BODY_LIMIT = 1 * MiB;
 export const LARGE_BODY_LIMIT = 10 * MiB;
+/** A scanner's batch may carry SAML metadata documents of several MiB each. */
+export const SCANNER_RESULTS_LIMIT = 64 * MiB;
+const SCANNER_RESULTS_ROUTE = /^\/api\/v1\/scanner\/results\/?$/;
 
 /** Routes that take certificate bundles or bulk imports get the larger limit (CONTRACT section 1). */
 const LARGE_BODY_ROUTES: readonly RegExp[] = [
@@ -66,14 +69,19 @@ function describeParseFailure(error: BodyParserError, limit: number): { status: 
 export function bodyParsing(): RequestHandler {
   const small = parsersWithLimit(DEFAULT_BODY_LIMIT, TEXT_MEDIA_TYPES);
   const large = parsersWithLimit(LARGE_BODY_LIMIT, UPLOAD_TEXT_MEDIA_TYPES);
+  const scannerResults = parsersWithLimit(SCANNER_RESULTS_LIMIT, TEXT_MEDIA_TYPES);
   return (req: Request, res: Response, next: NextFunction) => {
     if (/%00/i.test(req.url)) {
       sendPlainText(res, 400, 'The URL contains a NUL character.');
       return;
     }
+    const isResults = SCANNER_RESULTS_ROUTE.test(req.path);
     const wantsLarge = LARGE_BODY_ROUTES.some((route) => route.test(req.path));
-    const parsers = wantsLarge ? large : small;
-    const limit = wantsLarge ? LARGE_BODY_LIMIT : DEFAULT_BODY_LIMIT;
+    const [parsers, limit] = isResults
+      ? [scannerResults, SCANNER_RESULTS_LIMIT]
+      : wantsLarge
+        ? [large, LARGE_BODY_LIMIT]
+        : [small, DEFAULT_BODY_LIMIT];
     const runFrom = (index: number): void => {
       const parser = parsers[index];
       if (!parser) return next();

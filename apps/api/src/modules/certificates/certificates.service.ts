@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { certificateCoversHostname, parseFingerprint } from '@certkeeper/domain';
+import { certificateCoversHostname, type ParsedCertificate, parseFingerprint } from '@certkeeper/domain';
+import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { EndpointsService } from '../endpoints/endpoints.service';
 import type { EndpointRow } from '../endpoints/endpoints.repository';
@@ -36,6 +37,11 @@ export class CertificatesService {
     private readonly endpoints: EndpointsService,
     private readonly audit: AuditService,
   ) {}
+
+  /** Stores parsed certificates in the caller's transaction (scan ingestion); returns the new fingerprints. */
+  storeParsed(certificates: ParsedCertificate[], transaction: Transaction): Promise<Set<string>> {
+    return this.certificates.storeMany(certificates, transaction);
+  }
 
   /** POST /certificates: stores every certificate of the body; `created` tells whether the first was new. */
   async storeUpload(body: unknown, actor: ActorContext): Promise<{ certificate: CertificateEntity; created: boolean }> {

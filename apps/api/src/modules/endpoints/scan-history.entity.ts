@@ -39,4 +39,9 @@ export class ScanHistoryEntity {
 
   @Column({ type: 'uuid', nullable: true })
   scannerId!: string | null;
+
+  /** The agent's id of the result: posting it again finds this row and changes nothing. */
+  @Index('scan_history_result_id_key', { unique: true })
+  @Column({ type: 'uuid', nullable: true })
+  resultId!: string | null;
 }

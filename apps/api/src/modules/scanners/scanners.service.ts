@@ -15,6 +15,8 @@ const LAST_USED_RESOLUTION_MS = 30_000;
 export class ScannersService {
   private readonly logger = new Logger('Scanners');
   private readonly lastUsedWritten = new Map<string, number>();
+  /** Token hash -> scanner id of agents this process started itself (EMBEDDED_SCANNER); never stored. */
+  private readonly embeddedTokens = new Map<string, string>();
 
   constructor(
     private readonly scanners: ScannersRepository,
@@ -143,8 +145,23 @@ export class ScannersService {
     }
   }
 
+  /**
+   * A token for the agent this process runs itself, acting as the current default scanner. It
+   * lives only in this process's memory, so it neither replaces the token of an agent deployed
+   * elsewhere nor survives a restart.
+   */
+  async issueEmbeddedToken(): Promise<string> {
+    const defaultScanner = await this.scanners.findDefault();
+    if (!defaultScanner) throw new Error('There is no default scanner for the embedded agent to act as.');
+    const token = newScannerToken();
+    this.embeddedTokens.set(hashToken(token), defaultScanner.id);
+    return token;
+  }
+
   async authenticate(token: string): Promise<ScannerEntity | null> {
-    const scanner = await this.scanners.findByTokenHash(hashToken(token));
+    const hash = hashToken(token);
+    const embeddedScannerId = this.embeddedTokens.get(hash);
+    const scanner = embeddedScannerId ? await this.scanners.findById(embeddedScannerId) : await this.scanners.findByTokenHash(hash);
     if (!scanner) return null;
     const now = this.clock.now();
     const lastWritten = this.lastUsedWritten.get(scanner.id) ?? 0;

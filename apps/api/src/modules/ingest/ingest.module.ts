@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { CertificatesModule } from '../certificates/certificates.module';
+import { LinksModule } from '../links/links.module';
+import { ScannersModule } from '../scanners/scanners.module';
+import { IngestRepository } from './ingest.repository';
+import { IngestService } from './ingest.service';
+import { ScannerProtocolController } from './scanner-protocol.controller';
+
+@Module({
+  imports: [ScannersModule, CertificatesModule, LinksModule],
+  controllers: [ScannerProtocolController],
+  providers: [IngestRepository, IngestService],
+})
+export class IngestModule {}

@@ -1,0 +1,202 @@
+import { BadRequestException, Injectable } from '@nestjs/common';
+import {
+  type HostScanResult,
+  isCompleteChain,
+  type ParsedCertificate,
+  parseFirstCertificate,
+  parseSamlMetadata,
+  type ResultOutcome,
+  type SamlScanResult,
+  type ScannerConfig,
+  type WorkItem,
+} from '@certkeeper/domain';
+import { Clock } from '../../common/clock';
+import type { Transaction } from '../../database/transaction';
+import { CertificatesService } from '../certificates/certificates.service';
+import type { CertUse } from '../links/endpoint-certificate.entity';
+import { LinksService } from '../links/links.service';
+import { ScannersService } from '../scanners/scanners.service';
+import { IngestRepository } from './ingest.repository';
+import { idsOf, validateResult } from './result-validation';
+
+export const MAX_RESULTS_PER_POST = 1000;
+const SAML_USES = ['signing', 'encryption'] as const;
+
+type Outcome = 'accepted' | 'duplicate';
+
+/**
+ * The API side of the scanner protocol. It trusts nothing an agent computes: certificates and
+ * metadata are parsed here, fingerprints and digests recomputed, and each result is checked
+ * against the caller's assignment. Every result is applied in its own transaction, so one bad
+ * result never blocks the others, and a result id seen before changes nothing.
+ */
+@Injectable()
+export class IngestService {
+  constructor(
+    private readonly ingest: IngestRepository,
+    private readonly scanners: ScannersService,
+    private readonly certificates: CertificatesService,
+    private readonly links: LinksService,
+    private readonly clock: Clock,
+  ) {}
+
+  async configOf(scannerId: string): Promise<ScannerConfig> {
+    const scanner = await this.scanners.getScanner(scannerId);
+    return {
+      id: scanner.id,
+      name: scanner.name,
+      isDefault: scanner.isDefault,
+      scanCronExpression: scanner.scanCronExpression,
+      scanConcurrency: scanner.scanConcurrency,
+      discoveryNetworks: [],
+    };
+  }
+
+  async workOf(scannerId: string, neverScannedOnly = false): Promise<WorkItem[]> {
+    const scanner = await this.scanners.getScanner(scannerId);
+    return this.ingest.findWork(scanner.id, scanner.isDefault, this.clock.now(), neverScannedOnly);
+  }
+
+  async ingestResults(scannerId: string, body: unknown): Promise<ResultOutcome[]> {
+    const raw = (body as { results?: unknown } | null)?.results;
+    if (!Array.isArray(raw)) throw new BadRequestException('The body must be { "results": [ ... ] }.');
+    if (raw.length > MAX_RESULTS_PER_POST) throw new BadRequestException(`At most ${MAX_RESULTS_PER_POST} results per request.`);
+    const scanner = await this.scanners.getScanner(scannerId);
+    const now = this.clock.now();
+    const validated = raw.map((item) => ({ ids: idsOf(item), result: validateResult(item, now) }));
+    const endpointIds = validated.flatMap((v) => (typeof v.result === 'string' ? [] : [v.result.endpointId]));
+    const assignments = await this.ingest.findAssignments([...new Set(endpointIds)], scanner.id, scanner.isDefault);
+
+    const outcomes: ResultOutcome[] = [];
+    for (const { ids, result } of validated) {
+      if (typeof result === 'string') {
+        outcomes.push({ ...ids, status: 'rejected', code: 400, error: result });
+        continue;
+      }
+      const assignment = assignments.get(result.endpointId);
+      const refusal = !assignment
+        ? { code: 404 as const, error: 'no endpoint has this id' }
+        : !assignment.assigned
+          ? { code: 403 as const, error: 'this endpoint is not assigned to this scanner' }
+          : assignment.type !== result.type
+            ? { code: 400 as const, error: `this endpoint is a ${assignment.type} endpoint` }
+            : null;
+      if (refusal) {
+        outcomes.push({ ...ids, status: 'rejected', ...refusal });
+        continue;
+      }
+      const status = result.type === 'host' ? await this.ingestHost(scanner.id, result) : await this.ingestSaml(scanner.id, result);
+      outcomes.push({ resultId: result.resultId, endpointId: result.endpointId, status });
+    }
+    return outcomes;
+  }
+
+  /** A handshake: history, the leaf linked as `tls`, the chain stored, endpoint state, TLS profile. */
+  private ingestHost(scannerId: string, result: HostScanResult): Promise<Outcome> {
+    const scannedAt = new Date(result.scannedAt);
+    const chain = result.success ? parseChain(result.chain) : [];
+    const failure = !result.success ? result.error : chain === null ? 'the reported certificate chain could not be parsed' : null;
+    const leaf = chain?.[0] ?? null;
+    return this.ingest.inTransaction(async (transaction) => {
+      const fresh = await this.ingest.insertHistory(
+        {
+          resultId: result.resultId,
+          endpointId: result.endpointId,
+          scannerId,
+          scannedAt,
+          success: failure === null,
+          error: failure,
+          resolvedIp: result.resolvedIp,
+          fingerprint: leaf?.fingerprintSha256 ?? null,
+          tlsVersion: result.tlsVersion,
+          chainComplete: chain && chain.length > 0 ? isCompleteChain(chain) : null,
+        },
+        transaction,
+      );
+      if (!fresh) return 'duplicate';
+      if (chain && chain.length > 0) await this.certificates.storeParsed(chain, transaction);
+      const latest = await this.ingest.applyOutcome(result.endpointId, scannedAt, failure, transaction);
+      // A late result from an agent's buffer is history only: it must not undo what a newer run saw.
+      if (latest && leaf) await this.sighting(result.endpointId, 'tls', [leaf], transaction);
+      if (latest && failure === null && result.tlsProfile)
+        await this.ingest.saveTlsProfile(result.endpointId, result.tlsProfile, scannedAt, transaction);
+      return 'accepted';
+    });
+  }
+
+  /**
+   * A metadata fetch: every certificate of the document linked by role with set semantics (what
+   * the document no longer publishes moves to history), the payload on the endpoint, the document
+   * kept once by its recomputed digest.
+   */
+  private ingestSaml(scannerId: string, result: SamlScanResult): Promise<Outcome> {
+    const scannedAt = new Date(result.scannedAt);
+    const parsed = result.success && result.document !== null ? parseSamlMetadata(result.document) : null;
+    const failure = !result.success
+      ? result.error
+      : parsed === null || parsed.entities.length === 0
+        ? `the metadata could not be used: ${parsed?.problems.map((p) => p.message).join('; ') || 'no document'}`
+        : null;
+    const warnings = parsed && failure === null && parsed.problems.length > 0 ? parsed.problems.map((p) => p.message).join('; ') : null;
+    return this.ingest.inTransaction(async (transaction) => {
+      const fresh = await this.ingest.insertHistory(
+        {
+          resultId: result.resultId,
+          endpointId: result.endpointId,
+          scannerId,
+          scannedAt,
+          success: failure === null,
+          error: failure ?? warnings,
+          resolvedIp: null,
+          fingerprint: null,
+          tlsVersion: null,
+          chainComplete: null,
+        },
+        transaction,
+      );
+      if (!fresh) return 'duplicate';
+      const latest = await this.ingest.applyOutcome(result.endpointId, scannedAt, failure, transaction);
+      if (failure !== null || !parsed || !result.document) return 'accepted';
+      await this.ingest.saveSamlDocument(parsed.digest, result.document, scannedAt, transaction);
+      await this.certificates.storeParsed(
+        parsed.certificates.map((c) => c.certificate),
+        transaction,
+      );
+      if (!latest) return 'accepted';
+      for (const use of SAML_USES) {
+        const declared = parsed.certificates.filter((c) => c.uses.includes(use)).map((c) => c.certificate);
+        await this.sighting(result.endpointId, use, declared, transaction);
+      }
+      const [first] = parsed.entities;
+      await this.ingest.saveSamlMetadata(
+        result.endpointId,
+        {
+          ...first,
+          fetchedAt: scannedAt.toISOString(),
+          digest: parsed.digest,
+          ...(parsed.entities.length > 1 ? { entityCount: parsed.entities.length } : {}),
+        },
+        transaction,
+      );
+      return 'accepted';
+    });
+  }
+
+  private async sighting(endpointId: string, certUse: CertUse, certificates: ParsedCertificate[], transaction: Transaction): Promise<void> {
+    await this.links.recordSighting(
+      { endpointId, certUse, fingerprints: certificates.map((c) => c.fingerprintSha256), mode: 'replace' },
+      transaction,
+    );
+  }
+}
+
+/** Each PEM of the presented chain parsed here; null when any of them is not a certificate. */
+function parseChain(pems: string[]): ParsedCertificate[] | null {
+  const chain: ParsedCertificate[] = [];
+  for (const pem of pems) {
+    const parsed = parseFirstCertificate(pem);
+    if ('error' in parsed) return null;
+    chain.push(parsed.certificate);
+  }
+  return chain;
+}

@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
+import { DataSource } from 'typeorm';
+import { freePort } from '../src/common/net/free-port';
+import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { startTarpit, SwappableTlsServer } from './support/tls-servers';
+
+const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
+const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
+
+interface AgentRun {
+  code: number | null;
+  output: string;
+}
+
+/** The real agent, built, as its own process: one cycle against this API. */
+function runAgentOnce(apiUrl: string, token: string): Promise<AgentRun> {
+  if (!existsSync(AGENT)) throw new Error(`${AGENT} is missing: \`npm test\` builds it first (npm run build).`);
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(process.execPath, [AGENT, '--once'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        SCANNER_API_URL: apiUrl,
+        SCANNER_TOKEN: token,
+        SCANNER_CONNECT_TIMEOUT_MS: '1000',
+        SCANNER_HANDSHAKE_TIMEOUT_MS: '1000',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('the real agent against real TLS servers', () => {
+  let t: TestApp;
+  let admin: string;
+  let apiUrl: string;
+  let token: string;
+  const tls = new SwappableTlsServer();
+  let a: MintedCertificate;
+  let b: MintedCertificate;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    apiUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    admin = await login(t);
+    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
+    token = (
+      (
+        await t.http
+          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
+          .set(bearer(admin))
+          .expect(200)
+      ).body as { token: string }
+    ).token;
+    [a, b] = await Promise.all([
+      mintCertificate({ subject: 'CN=a.example.test', sans: ['a.example.test'] }),
+      mintCertificate({ subject: 'CN=b.example.test', sans: ['b.example.test'] }),
+    ]);
+    await tls.serve('a.example.test', a);
+    await tls.serve('b.example.test', b);
+    await tls.listen();
+  });
+  afterAll(async () => {
+    await tls.close();
+    await t.close();
+  });
+
+  const endpoint = async (body: Record<string, unknown>) =>
+    ((await t.http.post('/api/v1/endpoints').set(bearer(admin)).send(body).expect(201)).body as { id: string }).id;
+  const detail = async (id: string) =>
+    (await t.http.get(`/api/v1/endpoints/${id}`).set(bearer(admin)).expect(200)).body as {
+      currentCertificates: { fingerprint: string }[];
+      errorSince: string | null;
+      lastScanError: string | null;
+      resolvedIp: string | null;
+    };
+  const current = async (id: string) => (await detail(id)).currentCertificates.map((c) => c.fingerprint);
+  const cycle = async () => {
+    const run = await runAgentOnce(apiUrl, token);
+    expect({ code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({ code: 0, output: '' });
+    return run;
+  };
+
+  it('observes, follows a rotation, and a rotation back without duplicating links; SNI picks among certificates on one listener', async () => {
+    const first = await endpoint({ name: 'a', dnsName: 'a.example.test', ipAddress: '127.0.0.1', port: tls.port });
+    const second = await endpoint({ name: 'b', dnsName: 'b.example.test', ipAddress: '127.0.0.1', port: tls.port });
+    await cycle();
+    expect(await current(first)).toEqual([sha256(a)]);
+    expect(await current(second)).toEqual([sha256(b)]);
+    expect((await detail(first)).resolvedIp).toBe('127.0.0.1');
+
+    await tls.serve('a.example.test', b); // rotate a's name to certificate b
+    await cycle();
+    expect(await current(first)).toEqual([sha256(b)]);
+    const historical = (
+      await t.http
+        .get(`/api/v1/certificates/${sha256(a)}/endpoints/historical`)
+        .set(bearer(admin))
+        .expect(200)
+    ).body as { endpointId: string }[];
+    expect(historical.map((h) => h.endpointId)).toEqual([first]);
+
+    await tls.serve('a.example.test', a); // and back
+    await cycle();
+    expect(await current(first)).toEqual([sha256(a)]);
+    const links = await t.app
+      .get(DataSource)
+      .query<{ n: number }[]>('SELECT count(*)::int AS n FROM endpoint_certificates WHERE endpoint_id = $1', [first]);
+    expect(links[0].n).toBe(2);
+    const history = (await t.http.get(`/api/v1/endpoints/${first}/history`).set(bearer(admin)).expect(200)).body as { success: boolean }[];
+    expect(history.map((h) => h.success)).toEqual([true, true, true]);
+    const profile = (await t.http.get(`/api/v1/endpoints/${first}/tls-profile`).set(bearer(admin)).expect(200)).body as {
+      versions: { version: string; supported: boolean }[];
+    };
+    expect(profile.versions.find((v) => v.version === 'TLSv1.3')?.supported).toBe(true);
+  }, 60_000);
+
+  it('sets errorSince for an unreachable port and a tarpit, and clears it once the host answers', async () => {
+    const tarpit = await startTarpit();
+    const reservedPort = await freePort();
+    const unreachable = await endpoint({ name: 'later', dnsName: 'a.example.test', ipAddress: '127.0.0.1', port: reservedPort });
+    const silent = await endpoint({ name: 'tarpit', dnsName: 'a.example.test', ipAddress: '127.0.0.1', port: tarpit.port });
+    try {
+      const started = Date.now();
+      await cycle();
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const down = await detail(unreachable);
+      expect(down.errorSince).not.toBeNull();
+      expect(down.lastScanError).toContain('refused');
+      const stalled = await detail(silent);
+      expect(stalled.errorSince).not.toBeNull();
+      expect(stalled.lastScanError).toContain('timed out');
+
+      const recovered = new SwappableTlsServer();
+      await recovered.serve('a.example.test', a);
+      await recovered.listen(reservedPort);
+      try {
+        await cycle();
+        expect(await detail(unreachable)).toMatchObject({ errorSince: null, lastScanError: null });
+        expect(await current(unreachable)).toEqual([sha256(a)]);
+      } finally {
+        await recovered.close();
+      }
+    } finally {
+      await tarpit.close();
+    }
+  }, 60_000);
+
+  it('exits non-zero when the API cannot be reached', async () => {
+    const closed = await freePort();
+    const run = await runAgentOnce(`http://127.0.0.1:${closed}`, token);
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('ECONNREFUSED');
+  });
+});

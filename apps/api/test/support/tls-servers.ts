@@ -1,0 +1,56 @@
+import { webcrypto } from 'node:crypto';
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import { createSecureContext, createServer, type SecureContext, type Server } from 'node:tls';
+import type { MintedCertificate } from '@certkeeper/domain/testing';
+
+export async function privateKeyPem(minted: MintedCertificate): Promise<string> {
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', minted.keys.privateKey));
+  return `-----BEGIN PRIVATE KEY-----\n${(pkcs8.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END PRIVATE KEY-----\n`;
+}
+
+export async function secureContextOf(certificate: MintedCertificate, chain: MintedCertificate[] = []): Promise<SecureContext> {
+  return createSecureContext({ cert: [certificate, ...chain].map((c) => c.pem).join(''), key: await privateKeyPem(certificate) });
+}
+
+/**
+ * A TLS server on 127.0.0.1 whose certificates can be swapped while it runs (rotation), with one
+ * certificate per SNI name.
+ */
+export class SwappableTlsServer {
+  private readonly contexts = new Map<string, SecureContext>();
+  private fallback: SecureContext | null = null;
+  private server: Server | null = null;
+  port = 0;
+
+  async serve(name: string, certificate: MintedCertificate, chain: MintedCertificate[] = []): Promise<void> {
+    const context = await secureContextOf(certificate, chain);
+    this.contexts.set(name, context);
+    this.fallback ??= context;
+  }
+
+  async listen(port = 0): Promise<number> {
+    this.server = createServer({ SNICallback: (name, done) => done(null, this.contexts.get(name) ?? this.fallback ?? undefined) });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', () => resolve()));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this.port;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** Accepts TCP connections and never says a word. */
+export async function startTarpit(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets: Socket[] = [];
+  const server: TcpServer = createTcpServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) => {
+        sockets.forEach((socket) => socket.destroy());
+        server.close(() => resolve());
+      }),
+  };
+}

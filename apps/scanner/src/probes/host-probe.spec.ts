@@ -1,0 +1,120 @@
+import { createHash, webcrypto } from 'node:crypto';
+import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createSecureContext, createServer } from 'node:tls';
+import { mintCertificate, mintChain, type MintedCertificate } from '@certkeeper/domain/testing';
+import type { HostWorkItem } from '@certkeeper/domain';
+import { probeHost } from './host-probe';
+
+async function keyPem(minted: MintedCertificate): Promise<string> {
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', minted.keys.privateKey));
+  return `-----BEGIN PRIVATE KEY-----\n${(pkcs8.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END PRIVATE KEY-----\n`;
+}
+
+const fingerprintOfPem = (pem: string) =>
+  createHash('sha256')
+    .update(Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64'))
+    .digest('hex');
+const fingerprintOf = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+const item = (port: number, dnsName: string, ipAddress: string | null = '127.0.0.1', tlsProfileDue = false): HostWorkItem => ({
+  endpointId: '00000000-0000-4000-8000-000000000001',
+  type: 'host',
+  dnsName,
+  port,
+  ipAddress,
+  tlsProfileDue,
+});
+
+describe('probeHost', () => {
+  let server: Server;
+  let port: number;
+  let a: MintedCertificate;
+  let b: MintedCertificate;
+  let chain: Awaited<ReturnType<typeof mintChain>>;
+
+  beforeAll(async () => {
+    [a, b, chain] = await Promise.all([
+      mintCertificate({ subject: 'CN=a.example.test', sans: ['a.example.test'] }),
+      mintCertificate({ subject: 'CN=b.example.test', sans: ['b.example.test'] }),
+      mintChain(),
+    ]);
+    const contexts = new Map([
+      ['a.example.test', createSecureContext({ cert: a.pem, key: await keyPem(a) })],
+      ['b.example.test', createSecureContext({ cert: b.pem, key: await keyPem(b) })],
+      ['leaf.example.com', createSecureContext({ cert: chain.leaf.pem + chain.intermediate.pem, key: await keyPem(chain.leaf) })],
+    ]);
+    // One listener, several certificates: the SNI name chooses.
+    server = createServer({
+      cert: a.pem,
+      key: await keyPem(a),
+      SNICallback: (name, done) => done(null, contexts.get(name) ?? contexts.get('a.example.test')),
+    });
+    port = await listen(server);
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('connects to the pinned IP and sends the DNS name as SNI, so the name chooses the certificate', async () => {
+    const first = await probeHost(item(port, 'a.example.test'));
+    const second = await probeHost(item(port, 'b.example.test'));
+    expect(first).toMatchObject({ success: true, error: null, resolvedIp: '127.0.0.1', tlsVersion: 'TLSv1.3', authorized: false });
+    expect(first.cipherSuite).toMatch(/^TLS_/);
+    expect(fingerprintOfPem(first.chain[0])).toBe(fingerprintOf(a));
+    expect(fingerprintOfPem(second.chain[0])).toBe(fingerprintOf(b));
+    expect(first.resultId).not.toBe(second.resultId);
+  });
+
+  it('captures the presented chain, leaf first, and records the verification verdict', async () => {
+    const result = await probeHost(item(port, 'leaf.example.com'));
+    expect(result.chain.map(fingerprintOfPem)).toEqual([fingerprintOf(chain.leaf), fingerprintOf(chain.intermediate)]);
+    expect(result.authorized).toBe(false);
+    expect(result.authorizationError).toBeTruthy();
+  });
+
+  it('resolves the DNS name when no IP is pinned', async () => {
+    const result = await probeHost(item(port, 'localhost', null));
+    expect(result.success).toBe(true);
+    expect(['127.0.0.1', '::1']).toContain(result.resolvedIp);
+  });
+
+  it('reports a refused port', async () => {
+    const closed = createTcpServer();
+    const closedPort = await listen(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await probeHost(item(closedPort, 'a.example.test'));
+    expect(result).toMatchObject({ success: false, chain: [], tlsProfile: null });
+    expect(result.error).toContain('refused');
+  });
+
+  it('gives up on a host that accepts TCP and then says nothing', async () => {
+    const sockets: Socket[] = [];
+    const tarpit = createTcpServer((socket) => void sockets.push(socket));
+    const tarpitPort = await listen(tarpit);
+    try {
+      const started = Date.now();
+      const result = await probeHost(item(tarpitPort, 'a.example.test'), { handshakeTimeoutMs: 300 });
+      expect(result.success).toBe(false);
+      expect(result.error).toContain('TLS handshake');
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      sockets.forEach((socket) => socket.destroy());
+      tarpit.close();
+    }
+  });
+
+  it('runs the TLS profile only when the work item asks for one', async () => {
+    const profiled: string[] = [];
+    const profile = (target: { serverName: string }) => {
+      profiled.push(target.serverName);
+      return Promise.resolve({ versions: [], negotiatedVersion: 'TLSv1.3' as const, negotiatedCipherSuite: 'TLS_AES_128_GCM_SHA256' });
+    };
+    const skipped = await probeHost(item(port, 'a.example.test', '127.0.0.1', false), { profile });
+    const due = await probeHost(item(port, 'a.example.test', '127.0.0.1', true), { profile });
+    expect(skipped.tlsProfile).toBeNull();
+    expect(due.tlsProfile).toMatchObject({ negotiatedVersion: 'TLSv1.3' });
+    expect(profiled).toEqual(['a.example.test']);
+  });
+});

@@ -1,0 +1,216 @@
+import {
+  buildClientHello,
+  canGenerateKeyShare,
+  cipherSuiteName,
+  cipherSuitesToOffer,
+  compactCipherSuitesToOffer,
+  generateKeyShare,
+  NAMED_GROUPS,
+  TLS_VERSIONS,
+  type ServerHello,
+  type TlsProfile,
+  type TlsVersionName,
+  type TlsVersionSupport,
+} from '@certkeeper/domain';
+import { type AnsweredResponse, exchangeHello, type ExchangeOutcome } from './tls/hello-exchange';
+
+export interface TlsProfileTarget {
+  /** Where to connect: an IP address or a DNS name. */
+  host: string;
+  port: number;
+  /** Sent as SNI (unless it is an IP literal). */
+  serverName: string;
+}
+
+export interface TlsProfileOptions {
+  /** Per connection, to establish TCP. Default 5 s. */
+  connectTimeoutMs?: number;
+  /** Per connection, from writing the ClientHello to a complete answer. Default 5 s. */
+  readTimeoutMs?: number;
+  /** The whole profile, every connection included. Default 60 s. */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface TlsProfileResult {
+  /** Null when the profile could not be completed; `error` says why. A partial profile is never returned. */
+  profile: TlsProfile | null;
+  /** TCP connections opened, the failed ones included. */
+  connections: number;
+  durationMs: number;
+  error: string | null;
+}
+
+/**
+ * TLS 1.2 goes first because nearly every server answers it with something: a ServerHello, a
+ * lower version, or a protocol_version alert. Its answer tells us the host speaks TLS before we
+ * spend connections on hellos that intolerant servers may leave unanswered.
+ */
+const PROBE_ORDER: readonly TlsVersionName[] = ['TLSv1.2', 'TLSv1.3', 'TLSv1.1', 'TLSv1.0', 'SSLv3'];
+
+/** Alerts that mean "not this version / none of these suites"; any other refusal may be intolerance of the hello itself. */
+const PLAIN_REFUSALS = new Set([40, 70, 71]); // handshake_failure, protocol_version, insufficient_security
+
+/**
+ * Which versions and suites a server accepts, from hand-built ClientHellos: per version, offer
+ * the whole bundle, record the suite the server picks, drop it and ask again until the server
+ * refuses. That costs (accepted suites + 1) connections per supported version and one per
+ * refused version (plus one for a HelloRetryRequest, and one for a server that seems to choke on
+ * the bundle), and lists suites in the server's order of preference (or in ours, for a server
+ * that follows the client's). Versions are probed one after the other, one connection at a time.
+ * Never throws for a network failure.
+ */
+export async function profileTls(target: TlsProfileTarget, options: TlsProfileOptions = {}): Promise<TlsProfileResult> {
+  const session = new ProfileSession(target, options);
+  try {
+    const found = new Map<TlsVersionName, TlsVersionSupport>();
+    for (const version of PROBE_ORDER) found.set(version, await enumerateVersion(session, version));
+    return session.result(assembleProfile(TLS_VERSIONS.map((version) => found.get(version)!)), null);
+  } catch (error) {
+    if (error instanceof ProfileStopped) return session.result(null, error.message);
+    throw error;
+  }
+}
+
+async function enumerateVersion(session: ProfileSession, version: TlsVersionName): Promise<TlsVersionSupport> {
+  const chosen: number[] = [];
+  let offer = cipherSuitesToOffer(version);
+  let retriedCompact = false;
+  while (offer.length > 0) {
+    const verdict = await session.ask(version, offer);
+    if (verdict.kind === 'chose') {
+      chosen.push(verdict.suite);
+      offer = offer.filter((suite) => suite !== verdict.suite);
+      continue;
+    }
+    // One retry with a small bundle when the very first hello met something other than a plain
+    // "no": some servers choke on ~350 suites or an extension they do not know.
+    if (chosen.length > 0 || retriedCompact || !verdict.maybeIntolerant || version === 'TLSv1.3') break;
+    retriedCompact = true;
+    offer = compactCipherSuitesToOffer(version);
+  }
+  return { version, supported: chosen.length > 0, cipherSuites: chosen.map(cipherSuiteName) };
+}
+
+function assembleProfile(versions: TlsVersionSupport[]): TlsProfile {
+  const best = versions.findLast((support) => support.supported);
+  return { versions, negotiatedVersion: best?.version ?? null, negotiatedCipherSuite: best?.cipherSuites[0] ?? null };
+}
+
+/** What one hello told us. `maybeIntolerant`: the refusal may be about the hello itself rather than the version or the suites. */
+type Verdict = { kind: 'chose'; suite: number } | { kind: 'refused'; maybeIntolerant: boolean };
+
+/** Ends the whole profile: the host is unreachable, silent, not TLS, out of time, or the caller aborted. */
+class ProfileStopped extends Error {}
+
+class ProfileSession {
+  connections = 0;
+  private readonly started = performance.now();
+  private readonly limits: Required<Omit<TlsProfileOptions, 'signal'>>;
+  /** Until some answer proves the host speaks TLS, silence or garbage means it does not. */
+  private sawTls = false;
+  /** The group of the TLS 1.3 key share; a HelloRetryRequest may ask for another, which later hellos then carry. */
+  private keyShareGroup: number = NAMED_GROUPS.x25519;
+
+  constructor(
+    private readonly target: TlsProfileTarget,
+    private readonly options: TlsProfileOptions,
+  ) {
+    this.limits = {
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+      readTimeoutMs: options.readTimeoutMs ?? 5000,
+      deadlineMs: options.deadlineMs ?? 60_000,
+    };
+  }
+
+  result(profile: TlsProfile | null, error: string | null): TlsProfileResult {
+    return { profile, connections: this.connections, durationMs: Math.round(performance.now() - this.started), error };
+  }
+
+  /** One connection offering `suites` at `version`; what the server made of it. */
+  async ask(version: TlsVersionName, suites: number[], afterRetryRequest = false): Promise<Verdict> {
+    const outcome = await this.exchange(this.hello(version, suites));
+    switch (outcome.kind) {
+      case 'aborted':
+        throw new ProfileStopped('the profile was aborted');
+      case 'unreachable':
+        throw new ProfileStopped(outcome.reason);
+      case 'silent':
+        if (!this.sawTls) throw new ProfileStopped(`no TLS answer within ${this.limits.readTimeoutMs} ms`);
+        return { kind: 'refused', maybeIntolerant: true };
+      case 'closed':
+        return { kind: 'refused', maybeIntolerant: true };
+      case 'answered':
+        return this.judge(version, suites, outcome.response, afterRetryRequest);
+    }
+  }
+
+  private hello(version: TlsVersionName, suites: number[]): Buffer {
+    const keyShare = version === 'TLSv1.3' ? (generateKeyShare(this.keyShareGroup) ?? undefined) : undefined;
+    return buildClientHello({ version, cipherSuites: suites, serverName: this.target.serverName, keyShare });
+  }
+
+  private async exchange(hello: Buffer): Promise<ExchangeOutcome> {
+    if (this.options.signal?.aborted) throw new ProfileStopped('the profile was aborted');
+    const remaining = this.remainingMs();
+    if (remaining <= 0) throw this.deadlineExceeded();
+    this.connections += 1;
+    const outcome = await exchangeHello(this.target, hello, {
+      connectTimeoutMs: Math.min(this.limits.connectTimeoutMs, remaining),
+      readTimeoutMs: Math.min(this.limits.readTimeoutMs, remaining),
+      signal: this.options.signal,
+    });
+    // A timeout cut short by the overall deadline says nothing about the server.
+    if ((outcome.kind === 'silent' || outcome.kind === 'unreachable') && this.remainingMs() <= 0) throw this.deadlineExceeded();
+    return outcome;
+  }
+
+  private async judge(version: TlsVersionName, suites: number[], response: AnsweredResponse, afterRetryRequest: boolean): Promise<Verdict> {
+    switch (response.kind) {
+      case 'alert':
+        this.sawTls = true;
+        return { kind: 'refused', maybeIntolerant: !PLAIN_REFUSALS.has(response.description) };
+      case 'sslv2':
+      case 'malformed':
+        if (!this.sawTls) {
+          throw new ProfileStopped(response.kind === 'sslv2' ? 'the server answers only SSL 2.0' : `not a TLS server: ${response.reason}`);
+        }
+        return { kind: 'refused', maybeIntolerant: true };
+      case 'server-hello':
+        this.sawTls = true;
+        if (response.hello.helloRetryRequest && !afterRetryRequest && this.switchKeyShareGroup(response.hello)) {
+          return this.ask(version, suites, true);
+        }
+        return verdictOn(version, suites, response.hello);
+    }
+  }
+
+  /**
+   * A HelloRetryRequest asks for a share of another group. We answer on a fresh connection with a
+   * real share of that group, and later TLS 1.3 hellos carry it from the start, so the retry costs
+   * one connection per profile. When we cannot make that share (finite-field groups) or the server
+   * asks again, the HelloRetryRequest itself is the answer: it already names the chosen suite.
+   */
+  private switchKeyShareGroup(hello: ServerHello): boolean {
+    const wanted = hello.keyShareGroup;
+    if (wanted === null || wanted === this.keyShareGroup || !canGenerateKeyShare(wanted)) return false;
+    this.keyShareGroup = wanted;
+    return true;
+  }
+
+  private remainingMs(): number {
+    return this.limits.deadlineMs - (performance.now() - this.started);
+  }
+
+  private deadlineExceeded(): ProfileStopped {
+    return new ProfileStopped(`the profile's ${this.limits.deadlineMs} ms deadline passed after ${this.connections} connections`);
+  }
+}
+
+function verdictOn(version: TlsVersionName, offered: number[], hello: ServerHello): Verdict {
+  // Another version means this one is not supported (a server answers with its best below ours).
+  if (hello.version !== version) return { kind: 'refused', maybeIntolerant: false };
+  // A suite we did not offer is a broken server; stopping here also keeps the loop finite.
+  if (!offered.includes(hello.cipherSuite)) return { kind: 'refused', maybeIntolerant: false };
+  return { kind: 'chose', suite: hello.cipherSuite };
+}

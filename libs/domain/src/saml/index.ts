@@ -1,0 +1,13 @@
+export { parseSamlMetadata } from './parse-saml-metadata';
+export type {
+  SamlCertificate,
+  SamlContact,
+  SamlEndpoint,
+  SamlEntityPayload,
+  SamlIndexedEndpoint,
+  SamlKeyUse,
+  SamlMetadataParseResult,
+  SamlParseOptions,
+  SamlProblem,
+  SamlProblemCode,
+} from './types';
