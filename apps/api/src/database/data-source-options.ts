@@ -18,7 +18,7 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     migrationsRun: false,
     logging: false,
     extra: {
-      max: 10,
+      max: 20,
       // Every network operation has a deadline: connecting, and each statement.
       connectionTimeoutMillis: 5000,
       statement_timeout: 30000,

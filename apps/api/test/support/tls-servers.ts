@@ -1,15 +1,12 @@
-import { webcrypto } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { createSecureContext, createServer, type SecureContext, type Server } from 'node:tls';
-import type { MintedCertificate } from '@certkeeper/domain/testing';
-
-export async function privateKeyPem(minted: MintedCertificate): Promise<string> {
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', minted.keys.privateKey));
-  return `-----BEGIN PRIVATE KEY-----\n${(pkcs8.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END PRIVATE KEY-----\n`;
-}
+import { privateKeyPem, type MintedCertificate } from '@certkeeper/domain/testing';
 
 export async function secureContextOf(certificate: MintedCertificate, chain: MintedCertificate[] = []): Promise<SecureContext> {
-  return createSecureContext({ cert: [certificate, ...chain].map((c) => c.pem).join(''), key: await privateKeyPem(certificate) });
+  return createSecureContext({
+    cert: [certificate, ...chain].map((c) => c.pem).join(''),
+    key: await privateKeyPem(certificate.keys.privateKey),
+  });
 }
 
 /**

@@ -1,14 +1,9 @@
-import { createHash, webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createSecureContext, createServer } from 'node:tls';
-import { mintCertificate, mintChain, type MintedCertificate } from '@certkeeper/domain/testing';
+import { mintCertificate, mintChain, privateKeyPem, type MintedCertificate } from '@certkeeper/domain/testing';
 import type { HostWorkItem } from '@certkeeper/domain';
 import { probeHost } from './host-probe';
-
-async function keyPem(minted: MintedCertificate): Promise<string> {
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', minted.keys.privateKey));
-  return `-----BEGIN PRIVATE KEY-----\n${(pkcs8.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END PRIVATE KEY-----\n`;
-}
 
 const fingerprintOfPem = (pem: string) =>
   createHash('sha256')
@@ -43,14 +38,17 @@ describe('probeHost', () => {
       mintChain(),
     ]);
     const contexts = new Map([
-      ['a.example.test', createSecureContext({ cert: a.pem, key: await keyPem(a) })],
-      ['b.example.test', createSecureContext({ cert: b.pem, key: await keyPem(b) })],
-      ['leaf.example.com', createSecureContext({ cert: chain.leaf.pem + chain.intermediate.pem, key: await keyPem(chain.leaf) })],
+      ['a.example.test', createSecureContext({ cert: a.pem, key: await privateKeyPem(a.keys.privateKey) })],
+      ['b.example.test', createSecureContext({ cert: b.pem, key: await privateKeyPem(b.keys.privateKey) })],
+      [
+        'leaf.example.com',
+        createSecureContext({ cert: chain.leaf.pem + chain.intermediate.pem, key: await privateKeyPem(chain.leaf.keys.privateKey) }),
+      ],
     ]);
     // One listener, several certificates: the SNI name chooses.
     server = createServer({
       cert: a.pem,
-      key: await keyPem(a),
+      key: await privateKeyPem(a.keys.privateKey),
       SNICallback: (name, done) => done(null, contexts.get(name) ?? contexts.get('a.example.test')),
     });
     port = await listen(server);

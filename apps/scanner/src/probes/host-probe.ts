@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import { checkServerIdentity, connect, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
+import {
+  checkServerIdentity,
+  connect,
+  createSecureContext,
+  type DetailedPeerCertificate,
+  type SecureContext,
+  type TLSSocket,
+} from 'node:tls';
 import type { HostScanResult, HostWorkItem, TlsProfile, TlsVersionName } from '@certkeeper/domain';
 
 export interface HostProbeOptions {
@@ -20,6 +27,15 @@ interface Handshake {
   cipherSuite: string | null;
   authorized: boolean;
   authorizationError: string | null;
+}
+
+// Built once: options like minVersion passed to tls.connect would build (and load the CA store
+// into) a new context for every connection, which costs more CPU than the handshake itself.
+// Old servers are observed too: the point is to find them.
+let probeContext: SecureContext | undefined;
+function sharedProbeContext(): SecureContext {
+  probeContext ??= createSecureContext({ minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' });
+  return probeContext;
 }
 
 const NODE_VERSION_NAMES: Record<string, TlsVersionName> = {
@@ -78,9 +94,7 @@ function handshakeWith(item: HostWorkItem, connectTimeoutMs: number, handshakeTi
       port: item.port,
       servername: isIP(item.dnsName) === 0 ? item.dnsName : undefined,
       rejectUnauthorized: false,
-      // Observe old servers too: the point is to find them.
-      minVersion: 'TLSv1',
-      ciphers: 'DEFAULT:@SECLEVEL=0',
+      secureContext: sharedProbeContext(),
     });
     let settled = false;
     const finish = (outcome: () => void) => {

@@ -83,12 +83,26 @@ export class IngestRepository {
     return new Map(rows.map((row) => [row.id, { type: row.type, assigned: row.assigned }]));
   }
 
-  /** Records the run; false when a row with this result id exists (a repeated post). */
-  async insertHistory(row: HistoryRow, transaction: Transaction): Promise<boolean> {
-    const inserted = await transaction.query<unknown[]>(
-      `INSERT INTO scan_history (result_id, endpoint_id, scanner_id, scanned_at, success, error, resolved_ip, fingerprint, tls_version, chain_complete)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (result_id) DO NOTHING RETURNING id`,
+  /**
+   * Records the run and applies its outcome to the endpoint in one statement (see applyOutcome).
+   * `fresh` is false for a result id seen before (nothing changes then); `latest` is false for a
+   * result older than the endpoint's latest applied run.
+   */
+  async recordRun(row: HistoryRow, transaction: Transaction): Promise<{ fresh: boolean; latest: boolean }> {
+    const [result] = await transaction.query<{ fresh: boolean; latest: boolean }[]>(
+      `WITH run AS (
+         INSERT INTO scan_history (result_id, endpoint_id, scanner_id, scanned_at, success, error, resolved_ip, fingerprint, tls_version, chain_complete)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (result_id) DO NOTHING RETURNING id
+       ), outcome AS (
+         UPDATE endpoints
+            SET last_scanned_at = $4,
+                last_scan_error = $11,
+                error_since = CASE WHEN $11::text IS NULL THEN NULL ELSE coalesce(error_since, $4) END
+          WHERE id = $2 AND EXISTS (SELECT 1 FROM run) AND (last_scanned_at IS NULL OR last_scanned_at <= $4)
+          RETURNING id
+       )
+       SELECT EXISTS (SELECT 1 FROM run) AS fresh, EXISTS (SELECT 1 FROM outcome) AS latest`,
       [
         row.resultId,
         row.endpointId,
@@ -100,26 +114,10 @@ export class IngestRepository {
         row.fingerprint,
         row.tlsVersion,
         row.chainComplete,
+        row.success ? null : row.error,
       ],
     );
-    return inserted.length > 0;
-  }
-
-  /**
-   * Applies a run's outcome to the endpoint unless a later run was already applied (results can
-   * arrive late from an agent's buffer). errorSince marks the first failure of an unbroken run of
-   * failures and clears on success (CONTRACT section 4). Returns whether this run was the latest.
-   */
-  async applyOutcome(endpointId: string, scannedAt: Date, error: string | null, transaction: Transaction): Promise<boolean> {
-    const updated = await transaction.query<[unknown[], number]>(
-      `UPDATE endpoints
-          SET last_scanned_at = $2,
-              last_scan_error = $3,
-              error_since = CASE WHEN $3::text IS NULL THEN NULL ELSE coalesce(error_since, $2) END
-        WHERE id = $1 AND (last_scanned_at IS NULL OR last_scanned_at <= $2)`,
-      [endpointId, scannedAt, error],
-    );
-    return updated[1] > 0;
+    return result;
   }
 
   /** Stores the latest profile, and a history row when it differs from the previous one. */

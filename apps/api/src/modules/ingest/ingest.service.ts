@@ -8,6 +8,7 @@ import {
   type ResultOutcome,
   type SamlScanResult,
   type ScannerConfig,
+  type ScanResult,
   type WorkItem,
 } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
@@ -20,6 +21,12 @@ import { IngestRepository } from './ingest.repository';
 import { idsOf, validateResult } from './result-validation';
 
 export const MAX_RESULTS_PER_POST = 1000;
+// Results of different endpoints are applied this many at a time (the pool has 10 connections);
+// one endpoint's results always apply one after another, oldest first.
+const INGEST_CONCURRENCY = 10;
+// Agents report the same leaf every run; parsing (with its signature check) is the costly part.
+const PARSED_CACHE_SIZE = 5000;
+const RECENTLY_STORED_MS = 10 * 60_000;
 const SAML_USES = ['signing', 'encryption'] as const;
 
 type Outcome = 'accepted' | 'duplicate';
@@ -32,6 +39,10 @@ type Outcome = 'accepted' | 'duplicate';
  */
 @Injectable()
 export class IngestService {
+  private readonly parsedCache = new Map<string, ParsedCertificate>();
+  /** Fingerprint -> when this process last stored it; see storeUnlessRecent. */
+  private readonly recentlyStored = new Map<string, number>();
+
   constructor(
     private readonly ingest: IngestRepository,
     private readonly scanners: ScannersService,
@@ -67,11 +78,12 @@ export class IngestService {
     const endpointIds = validated.flatMap((v) => (typeof v.result === 'string' ? [] : [v.result.endpointId]));
     const assignments = await this.ingest.findAssignments([...new Set(endpointIds)], scanner.id, scanner.isDefault);
 
-    const outcomes: ResultOutcome[] = [];
-    for (const { ids, result } of validated) {
+    const outcomes: ResultOutcome[] = new Array<ResultOutcome>(validated.length);
+    const accepted = new Map<string, { index: number; result: ScanResult }[]>();
+    validated.forEach(({ ids, result }, index) => {
       if (typeof result === 'string') {
-        outcomes.push({ ...ids, status: 'rejected', code: 400, error: result });
-        continue;
+        outcomes[index] = { ...ids, status: 'rejected', code: 400, error: result };
+        return;
       }
       const assignment = assignments.get(result.endpointId);
       const refusal = !assignment
@@ -81,24 +93,27 @@ export class IngestService {
           : assignment.type !== result.type
             ? { code: 400 as const, error: `this endpoint is a ${assignment.type} endpoint` }
             : null;
-      if (refusal) {
-        outcomes.push({ ...ids, status: 'rejected', ...refusal });
-        continue;
+      if (refusal) outcomes[index] = { ...ids, status: 'rejected', ...refusal };
+      else accepted.set(result.endpointId, [...(accepted.get(result.endpointId) ?? []), { index, result }]);
+    });
+
+    await forEachConcurrently([...accepted.values()], INGEST_CONCURRENCY, async (results) => {
+      for (const { index, result } of results.sort((a, b) => Date.parse(a.result.scannedAt) - Date.parse(b.result.scannedAt))) {
+        const status = result.type === 'host' ? await this.ingestHost(scanner.id, result) : await this.ingestSaml(scanner.id, result);
+        outcomes[index] = { resultId: result.resultId, endpointId: result.endpointId, status };
       }
-      const status = result.type === 'host' ? await this.ingestHost(scanner.id, result) : await this.ingestSaml(scanner.id, result);
-      outcomes.push({ resultId: result.resultId, endpointId: result.endpointId, status });
-    }
+    });
     return outcomes;
   }
 
   /** A handshake: history, the leaf linked as `tls`, the chain stored, endpoint state, TLS profile. */
   private ingestHost(scannerId: string, result: HostScanResult): Promise<Outcome> {
     const scannedAt = new Date(result.scannedAt);
-    const chain = result.success ? parseChain(result.chain) : [];
+    const chain = result.success ? this.parseChain(result.chain) : [];
     const failure = !result.success ? result.error : chain === null ? 'the reported certificate chain could not be parsed' : null;
     const leaf = chain?.[0] ?? null;
     return this.ingest.inTransaction(async (transaction) => {
-      const fresh = await this.ingest.insertHistory(
+      const { fresh, latest } = await this.ingest.recordRun(
         {
           resultId: result.resultId,
           endpointId: result.endpointId,
@@ -114,8 +129,7 @@ export class IngestService {
         transaction,
       );
       if (!fresh) return 'duplicate';
-      if (chain && chain.length > 0) await this.certificates.storeParsed(chain, transaction);
-      const latest = await this.ingest.applyOutcome(result.endpointId, scannedAt, failure, transaction);
+      if (chain && chain.length > 0) await this.storeUnlessRecent(chain, transaction);
       // A late result from an agent's buffer is history only: it must not undo what a newer run saw.
       if (latest && leaf) await this.sighting(result.endpointId, 'tls', [leaf], transaction);
       if (latest && failure === null && result.tlsProfile)
@@ -139,7 +153,7 @@ export class IngestService {
         : null;
     const warnings = parsed && failure === null && parsed.problems.length > 0 ? parsed.problems.map((p) => p.message).join('; ') : null;
     return this.ingest.inTransaction(async (transaction) => {
-      const fresh = await this.ingest.insertHistory(
+      const { fresh, latest } = await this.ingest.recordRun(
         {
           resultId: result.resultId,
           endpointId: result.endpointId,
@@ -155,7 +169,6 @@ export class IngestService {
         transaction,
       );
       if (!fresh) return 'duplicate';
-      const latest = await this.ingest.applyOutcome(result.endpointId, scannedAt, failure, transaction);
       if (failure !== null || !parsed || !result.document) return 'accepted';
       await this.ingest.saveSamlDocument(parsed.digest, result.document, scannedAt, transaction);
       await this.certificates.storeParsed(
@@ -182,6 +195,39 @@ export class IngestService {
     });
   }
 
+  /** Each PEM of the presented chain parsed here (or found parsed before); null when any is not a certificate. */
+  private parseChain(pems: string[]): ParsedCertificate[] | null {
+    const chain: ParsedCertificate[] = [];
+    for (const pem of pems) {
+      let certificate = this.parsedCache.get(pem);
+      if (!certificate) {
+        const parsed = parseFirstCertificate(pem);
+        if ('error' in parsed) return null;
+        certificate = parsed.certificate;
+        if (this.parsedCache.size >= PARSED_CACHE_SIZE) this.parsedCache.delete(this.parsedCache.keys().next().value as string);
+        this.parsedCache.set(pem, certificate);
+      }
+      chain.push(certificate);
+    }
+    return chain;
+  }
+
+  /**
+   * Stores certificates, skipping the insert for those this process stored in the last few
+   * minutes: a steady fleet reports the same certificates every cycle, and the insert is the
+   * costliest statement of a run.
+   */
+  private async storeUnlessRecent(certificates: ParsedCertificate[], transaction: Transaction): Promise<void> {
+    const now = Date.now();
+    const stale = certificates.filter((c) => (this.recentlyStored.get(c.fingerprintSha256) ?? 0) < now - RECENTLY_STORED_MS);
+    if (stale.length === 0) return;
+    await this.certificates.storeParsed(stale, transaction);
+    for (const certificate of stale) {
+      if (this.recentlyStored.size >= PARSED_CACHE_SIZE) this.recentlyStored.delete(this.recentlyStored.keys().next().value as string);
+      this.recentlyStored.set(certificate.fingerprintSha256, now);
+    }
+  }
+
   private async sighting(endpointId: string, certUse: CertUse, certificates: ParsedCertificate[], transaction: Transaction): Promise<void> {
     await this.links.recordSighting(
       { endpointId, certUse, fingerprints: certificates.map((c) => c.fingerprintSha256), mode: 'replace' },
@@ -190,13 +236,15 @@ export class IngestService {
   }
 }
 
-/** Each PEM of the presented chain parsed here; null when any of them is not a certificate. */
-function parseChain(pems: string[]): ParsedCertificate[] | null {
-  const chain: ParsedCertificate[] = [];
-  for (const pem of pems) {
-    const parsed = parseFirstCertificate(pem);
-    if ('error' in parsed) return null;
-    chain.push(parsed.certificate);
-  }
-  return chain;
+/** Runs `task` over `items` with at most `limit` running at once. */
+async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next];
+      next += 1;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

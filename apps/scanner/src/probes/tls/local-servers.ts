@@ -3,7 +3,6 @@
  * s_server (for versions and suites Node will not negotiate) and a tarpit. Never used by the agent.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { webcrypto } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer as createTcpServer, type Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,10 +20,7 @@ export interface Credentials {
   keyPem: string;
 }
 
-export async function privateKeyPem(privateKey: webcrypto.CryptoKey): Promise<string> {
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', privateKey));
-  return `-----BEGIN PRIVATE KEY-----\n${(pkcs8.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END PRIVATE KEY-----\n`;
-}
+export { privateKeyPem } from '@certkeeper/domain/testing';
 
 export function startNodeTlsServer(options: TlsOptions): Promise<LocalServer> {
   // Probes drop the connection mid-handshake; the server's error for that is expected noise.

@@ -181,3 +181,9 @@ function signingAlgorithm(
 function wholeSecond(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
+
+/** A private key (of a minted certificate) as PKCS#8 PEM, for test TLS servers. */
+export async function privateKeyPem(privateKey: webcrypto.CryptoKey): Promise<string> {
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', privateKey));
+  return `-----BEGIN PRIVATE KEY-----\n${(pkcs8.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END PRIVATE KEY-----\n`;
+}
