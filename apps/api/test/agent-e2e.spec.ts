@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
@@ -154,6 +155,95 @@ describe('the real agent against real TLS servers', () => {
       await tarpit.close();
     }
   }, 60_000);
+
+  describe('SAML metadata served over HTTP', () => {
+    let served = '';
+    let http: Server;
+    let metadataBase = '';
+
+    beforeAll(async () => {
+      http = createServer((req, res) => {
+        if (req.url === '/huge') {
+          res.writeHead(200, { 'content-type': 'application/xml' });
+          res.end(
+            `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="x">${' '.repeat(17 * 1024 * 1024)}</md:EntityDescriptor>`,
+          );
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' });
+        res.end(served);
+      });
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+      metadataBase = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    });
+    afterAll(() => new Promise<void>((resolve) => http.close(() => resolve())));
+
+    const ns = 'xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#"';
+    const key = (minted: MintedCertificate, use: string) =>
+      `<md:KeyDescriptor use="${use}"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${Buffer.from(minted.der).toString('base64')}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`;
+    const entity = (entityId: string, signing: MintedCertificate[], extra = '') =>
+      `<md:EntityDescriptor ${extra} entityID="${entityId}"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">${signing.map((c) => key(c, 'signing')).join('')}<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${entityId}/sso"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
+
+    it('follows a single entity through a key rollover and a removal, and links a federation aggregate', async () => {
+      const [oldKey, newKey] = await Promise.all([mintCertificate({ subject: 'CN=idp-old' }), mintCertificate({ subject: 'CN=idp-new' })]);
+      const id = await endpoint({ name: 'idp', type: 'saml', metadataUrl: `${metadataBase}/idp` });
+      served = entity('https://idp.example.test', [oldKey], ns);
+      await cycle();
+      expect(await current(id)).toEqual([sha256(oldKey)]);
+
+      served = entity('https://idp.example.test', [oldKey, newKey], ns);
+      await cycle();
+      expect((await current(id)).sort()).toEqual([sha256(oldKey), sha256(newKey)].sort());
+
+      served = entity('https://idp.example.test', [newKey], ns);
+      await cycle();
+      expect(await current(id)).toEqual([sha256(newKey)]);
+
+      const members = await Promise.all([1, 2, 3].map((n) => mintCertificate({ subject: `CN=member-${n}` })));
+      const federation = await endpoint({ name: 'federation', type: 'saml', metadataUrl: `${metadataBase}/federation` });
+      served = `<md:EntitiesDescriptor ${ns}>${members.map((m, n) => entity(`https://member-${n}.example.test`, [m])).join('')}</md:EntitiesDescriptor>`;
+      await cycle();
+      expect((await current(federation)).sort()).toEqual(members.map(sha256).sort());
+    }, 60_000);
+
+    it('refuses an XXE payload, a billion-laughs payload and an oversized document', async () => {
+      const id = await endpoint({ name: 'hostile', type: 'saml', metadataUrl: `${metadataBase}/hostile` });
+      served = `<?xml version="1.0"?><!DOCTYPE md [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><md:EntityDescriptor ${ns} entityID="&xxe;"/>`;
+      await cycle();
+      expect((await detail(id)).lastScanError).toMatch(/DOCTYPE|entit/i);
+
+      served = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><md:EntityDescriptor ${ns} entityID="&lol2;"/>`;
+      await cycle();
+      expect((await detail(id)).lastScanError).toMatch(/DOCTYPE|entit/i);
+
+      const huge = await endpoint({ name: 'huge', type: 'saml', metadataUrl: `${metadataBase}/huge` });
+      await cycle();
+      expect((await detail(huge)).lastScanError).toMatch(/large|limit|bytes/i);
+    }, 60_000);
+  });
+
+  it('finishes in-flight probes on SIGTERM before exiting', async () => {
+    const tarpit = await startTarpit();
+    const id = await endpoint({ name: 'slow', dnsName: 'a.example.test', ipAddress: '127.0.0.1', port: tarpit.port });
+    try {
+      let output = '';
+      const agent = spawn(process.execPath, [AGENT], {
+        env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: apiUrl, SCANNER_TOKEN: token, SCANNER_HANDSHAKE_TIMEOUT_MS: '1500' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      agent.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      // The start-up poll probes never-scanned endpoints: stop the agent while the tarpit holds the probe.
+      const deadline = Date.now() + 10_000;
+      while (tarpit.connections() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(tarpit.connections()).toBe(1);
+      agent.kill('SIGTERM');
+      const code = await new Promise<number | null>((resolve) => agent.once('exit', resolve));
+      expect(code).toBe(0);
+      expect((await detail(id)).lastScanError).toContain('timed out');
+    } finally {
+      await tarpit.close();
+    }
+  }, 30_000);
 
   it('exits non-zero when the API cannot be reached', async () => {
     const closed = await freePort();

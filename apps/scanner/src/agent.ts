@@ -28,6 +28,7 @@ export interface AgentDependencies {
   log: Log;
   random?: () => number;
   newWorkPollMs?: number;
+  configReloadMs?: number;
 }
 
 /**
@@ -49,10 +50,11 @@ export class Agent {
 
   async start(): Promise<void> {
     await this.reloadConfig();
-    this.reloadTimer = setInterval(() => void this.reloadConfig(), CONFIG_RELOAD_MS);
+    this.reloadTimer = setInterval(() => void this.reloadConfig(), this.deps.configReloadMs ?? CONFIG_RELOAD_MS);
     this.newWorkTimer = setInterval(() => void this.scanNewEndpoints(), this.deps.newWorkPollMs ?? DEFAULT_NEW_WORK_POLL_MS);
     this.schedule();
-    await this.scanNewEndpoints();
+    // In the background: stop() waits for it like for any running cycle.
+    void this.scanNewEndpoints();
   }
 
   async stop(): Promise<void> {

@@ -38,12 +38,13 @@ export class SwappableTlsServer {
 }
 
 /** Accepts TCP connections and never says a word. */
-export async function startTarpit(): Promise<{ port: number; close(): Promise<void> }> {
+export async function startTarpit(): Promise<{ port: number; connections(): number; close(): Promise<void> }> {
   const sockets: Socket[] = [];
   const server: TcpServer = createTcpServer((socket) => void sockets.push(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return {
     port: (server.address() as AddressInfo).port,
+    connections: () => sockets.length,
     close: () =>
       new Promise((resolve) => {
         sockets.forEach((socket) => socket.destroy());
