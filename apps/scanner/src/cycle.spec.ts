@@ -1,6 +1,7 @@
 import type { ResultOutcome, ScanResult, WorkItem } from '@certkeeper/domain';
 import { ApiError } from './api-client';
-import { forEachConcurrently, runCycle } from './cycle';
+import { forEachConcurrently } from '@certkeeper/domain';
+import { runCycle } from './cycle';
 import { ResultBuffer } from './result-buffer';
 
 const work: WorkItem[] = Array.from({ length: 25 }, (_, i) => ({ endpointId: `e${i}`, type: 'saml', metadataUrl: `https://idp${i}/md` }));

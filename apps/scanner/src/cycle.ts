@@ -1,4 +1,4 @@
-import type { ResultOutcome, ScanResult, WorkItem } from '@certkeeper/domain';
+import { forEachConcurrently, type ResultOutcome, type ScanResult, type WorkItem } from '@certkeeper/domain';
 import { ApiError } from './api-client';
 import type { Log } from './log';
 import type { ResultBuffer } from './result-buffer';
@@ -64,17 +64,4 @@ export async function runCycle(deps: CycleDependencies): Promise<CycleReport> {
   await inFlight.flush;
   await flush(true);
   return { endpoints: work.length, ...totals, pending: deps.buffer.size, durationMs: Date.now() - started };
-}
-
-/** Runs `task` over `items` with at most `limit` running at once. */
-export async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next];
-      next += 1;
-      await task(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }

@@ -6,3 +6,4 @@ export * from './x509';
 export * from './scanner-protocol';
 export * from './saml';
 export * from './tls';
+export * from './concurrency';

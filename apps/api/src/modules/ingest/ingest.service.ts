@@ -1,5 +1,6 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import {
+  forEachConcurrently,
   type HostScanResult,
   isCompleteChain,
   type ParsedCertificate,
@@ -234,17 +235,4 @@ export class IngestService {
       transaction,
     );
   }
-}
-
-/** Runs `task` over `items` with at most `limit` running at once. */
-async function forEachConcurrently<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next];
-      next += 1;
-      await task(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
