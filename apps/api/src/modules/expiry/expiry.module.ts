@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { ExpiryRepository } from './expiry.repository';
+
+/** What is about to expire, for whom: shared by the alert job and the calendar feed. */
+@Module({ providers: [ExpiryRepository], exports: [ExpiryRepository] })
+export class ExpiryModule {}

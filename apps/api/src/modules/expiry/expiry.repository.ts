@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { EndpointType } from '../endpoints/endpoint.entity';
+
+export interface ExpiringEndpoint {
+  id: string;
+  name: string;
+  type: EndpointType;
+}
+
+/** A certificate current on at least one endpoint, with every endpoint it is current on. */
+export interface ExpiringCertificate {
+  fingerprint: string;
+  commonName: string | null;
+  notAfter: Date;
+  endpoints: ExpiringEndpoint[];
+}
+
+/**
+ * The one scoping rule shared by e-mail alerts and calendar feeds (SPEC, Events, Recipients):
+ * a user with tag subscriptions sees certificates current on endpoints sharing at least one
+ * subscribed tag; a user with none sees everything. Disabled and scan-exempt endpoints count.
+ */
+@Injectable()
+export class ExpiryRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Certificates expiring before `before` (expired ones included), soonest first, one row per certificate. */
+  async findCurrentExpiringBefore(before: Date, subscriptions: readonly string[]): Promise<ExpiringCertificate[]> {
+    const rows = await this.dataSource.query<(Omit<ExpiringCertificate, 'notAfter'> & { notAfter: Date })[]>(
+      `SELECT c.fingerprint, c.common_name AS "commonName", c.not_after AS "notAfter",
+              json_agg(json_build_object('id', e.id, 'name', e.name, 'type', e.type) ORDER BY e.name, e.id) AS endpoints
+         FROM endpoint_certificates l
+         JOIN endpoints e ON e.id = l.endpoint_id
+         JOIN certificates c ON c.fingerprint = l.fingerprint
+        WHERE l.is_current AND l.not_after < $1 AND (cardinality($2::text[]) = 0 OR e.tags && $2::text[])
+        GROUP BY c.fingerprint
+        ORDER BY c.not_after, c.fingerprint`,
+      [before, subscriptions],
+    );
+    // One certificate linked twice to one endpoint (signing and encryption) names that endpoint once.
+    return rows.map((row) => ({ ...row, endpoints: uniqueById(row.endpoints) }));
+  }
+}
+
+function uniqueById(endpoints: ExpiringEndpoint[]): ExpiringEndpoint[] {
+  const seen = new Set<string>();
+  return endpoints.filter((endpoint) => !seen.has(endpoint.id) && seen.add(endpoint.id));
+}
