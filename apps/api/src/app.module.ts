@@ -1,18 +1,24 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { Clock, SystemClock } from './common/clock';
+import { NoUnexpectedBodyInterceptor } from './common/http/no-body.interceptor';
 import { PlainTextExceptionFilter } from './common/http/plain-text-exception.filter';
 import { APP_CONFIG, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
+import { AlertsModule } from './modules/alerts/alerts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { BootstrapModule } from './modules/bootstrap/bootstrap.module';
+import { CalendarModule } from './modules/calendar/calendar.module';
 import { CertificatesModule } from './modules/certificates/certificates.module';
 import { EndpointsModule } from './modules/endpoints/endpoints.module';
 import { HealthModule } from './modules/health/health.module';
 import { IngestModule } from './modules/ingest/ingest.module';
 import { ScannersModule } from './modules/scanners/scanners.module';
+import { SettingsModule } from './modules/settings/settings.module';
+import { TemplatesModule } from './modules/templates/templates.module';
 import { UsersModule } from './modules/users/users.module';
 
 /** Process-wide values every module may inject: the resolved configuration and the clock. */
@@ -42,6 +48,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, options.clock ?? new SystemClock()),
+        ScheduleModule.forRoot(),
         DatabaseModule.forRoot(config.databaseUrl),
         AuditModule,
         AuthModule,
@@ -51,10 +58,17 @@ export class AppModule {
         EndpointsModule,
         CertificatesModule,
         IngestModule,
+        SettingsModule,
+        TemplatesModule,
+        AlertsModule,
+        CalendarModule,
         HealthModule,
         BootstrapModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: PlainTextExceptionFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: PlainTextExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: NoUnexpectedBodyInterceptor },
+      ],
     };
   }
 }

@@ -73,6 +73,16 @@ describe('HTTP pipeline', () => {
     expect(url.text).toBe('The URL contains a NUL character.\n');
   });
 
+  it('refuses a body on a route that takes none, but accepts an empty one or {}', async () => {
+    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string }[];
+    const route = `/api/v1/scanners/${scanners[0].id}/default`;
+    const refused = await t.http.post(route).set(bearer(admin)).send({ force: true }).expect(400);
+    expect(refused.text).toBe('This route takes no request body.\n');
+    await t.http.post(route).set(bearer(admin)).set('Content-Type', 'text/plain').send('garbage').expect(400);
+    await t.http.post(route).set(bearer(admin)).send({}).expect(200);
+    await t.http.post(route).set(bearer(admin)).expect(200);
+  });
+
   it('answers a body over 1 MiB with 413 and reads nothing of it', async () => {
     const oversized = JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(1024 * 1024) });
     const response = await t.http.post('/api/v1/auth/login').set('Content-Type', 'application/json').send(oversized).expect(413);

@@ -44,7 +44,7 @@ describe('OpenAPI description', () => {
   });
 
   it('declares the bearer scheme with 401 and 403 on every protected operation, and plain-text errors everywhere', () => {
-    const publicRoutes = ['POST /api/v1/auth/login', 'GET /api/v1/health'];
+    const publicRoutes = ['POST /api/v1/auth/login', 'GET /api/v1/health', 'GET /api/v1/calendar/u/{token}/{file}'];
     for (const { route, op } of operations()) {
       if (!publicRoutes.includes(route)) {
         expect({ route, security: op.security }).toEqual({ route, security: [{ bearer: [] }] });

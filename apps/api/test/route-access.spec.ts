@@ -24,7 +24,12 @@ describe('route access', () => {
 
   it('makes public only the routes CONTRACT section 2 lists', () => {
     const publicDeclared = [...declaredRoutes(t)].filter(([, access]) => access?.kind === 'public').map(([route]) => route);
-    expect(publicDeclared.sort()).toEqual(['GET /api/v1/health', 'POST /api/v1/auth/login']);
+    expect(publicDeclared.sort()).toEqual([
+      'GET /api/v1/calendar/u/:token',
+      'GET /api/v1/calendar/u/:token/*file',
+      'GET /api/v1/health',
+      'POST /api/v1/auth/login',
+    ]);
   });
 
   it('refuses every other route without a token (401) and with a garbage token (401)', async () => {

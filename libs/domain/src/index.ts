@@ -7,3 +7,5 @@ export * from './scanner-protocol';
 export * from './saml';
 export * from './tls';
 export * from './concurrency';
+export * from './alert-bucket';
+export * from './templates';

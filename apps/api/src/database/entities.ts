@@ -1,3 +1,4 @@
+import { AlertRecordEntity } from '../modules/alerts/alert-record.entity';
 import { ApiKeyEntity } from '../modules/api-keys/api-key.entity';
 import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
 import { CertificateEntity } from '../modules/certificates/certificate.entity';
@@ -8,6 +9,8 @@ import { TlsProfileHistoryEntity } from '../modules/ingest/tls-profile-history.e
 import { ScanHistoryEntity } from '../modules/endpoints/scan-history.entity';
 import { TlsProfileEntity } from '../modules/endpoints/tls-profile.entity';
 import { ScannerEntity } from '../modules/scanners/scanner.entity';
+import { SettingEntity } from '../modules/settings/setting.entity';
+import { NotificationTemplateEntity } from '../modules/templates/notification-template.entity';
 import { UserEntity } from '../modules/users/user.entity';
 
 /** Every entity, listed explicitly so the same list serves the app, migrations and tests. */
@@ -23,4 +26,7 @@ export const ENTITIES = [
   EndpointCertificateEntity,
   TlsProfileHistoryEntity,
   SamlDocumentEntity,
+  SettingEntity,
+  NotificationTemplateEntity,
+  AlertRecordEntity,
 ];

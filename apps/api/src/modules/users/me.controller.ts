@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
-import { ApiConflictResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
 import { MeResponseDto, UpdateMeDto } from './me.dto';
@@ -21,6 +21,21 @@ export class MeController {
   @ApiOkResponse({ type: MeResponseDto })
   async getMe(@CurrentUser() caller: UserPrincipal): Promise<MeResponseDto> {
     return toMeResponse(await this.me.getMe(caller.userId));
+  }
+
+  @Get('tag-subscriptions')
+  @RequirePermission('self:access')
+  @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' } }, description: 'Empty means every endpoint.' })
+  async getTagSubscriptions(@CurrentUser() caller: UserPrincipal): Promise<string[]> {
+    return (await this.me.getMe(caller.userId)).tagSubscriptions;
+  }
+
+  @Put('tag-subscriptions')
+  @RequirePermission('self:access')
+  @ApiBody({ schema: { type: 'array', maxItems: 100, items: { type: 'string' }, example: ['env:prod', 'team:payments'] } })
+  @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' } } })
+  replaceTagSubscriptions(@CurrentUser() caller: UserPrincipal, @Body() body: unknown): Promise<string[]> {
+    return this.me.replaceTagSubscriptions(caller.userId, body);
   }
 
   @Put()

@@ -1,8 +1,11 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { isTag } from '../../common/validation/decorators';
 import { hashPassword, verifyPassword } from '../../common/auth/secrets';
 import type { UpdateMeDto } from './me.dto';
 import type { UserEntity } from './user.entity';
 import { DuplicateEmailError, type UserChanges, UsersRepository } from './users.repository';
+
+const MAX_SUBSCRIPTIONS = 100;
 
 @Injectable()
 export class MeService {
@@ -13,6 +16,21 @@ export class MeService {
     // The guard has just loaded this user; only a concurrent delete gets here.
     if (!user) throw new NotFoundException('User not found.');
     return user;
+  }
+
+  /**
+   * Replaces the caller's subscriptions (a bare JSON array of tags). None means every endpoint;
+   * some mean only endpoints sharing at least one of them, for alerts and the calendar alike.
+   */
+  async replaceTagSubscriptions(userId: string, body: unknown): Promise<string[]> {
+    if (!Array.isArray(body)) throw new BadRequestException('The body must be a JSON array of tags.');
+    if (body.length > MAX_SUBSCRIPTIONS) throw new BadRequestException(`At most ${MAX_SUBSCRIPTIONS} subscriptions.`);
+    const invalid = body.findIndex((tag) => !isTag(tag));
+    if (invalid >= 0) throw new BadRequestException(`[${invalid}] must be a tag: 1 to 100 printable characters (category:value or value)`);
+    const subscriptions = [...new Set(body as string[])];
+    await this.getMe(userId);
+    await this.users.update(userId, { tagSubscriptions: subscriptions });
+    return subscriptions;
   }
 
   async updateMe(userId: string, dto: UpdateMeDto): Promise<UserEntity> {

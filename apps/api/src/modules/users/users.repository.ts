@@ -14,7 +14,7 @@ export interface NewUser {
 }
 
 export type UserChanges = Partial<
-  Pick<UserEntity, 'email' | 'name' | 'role' | 'passwordHash' | 'disabled' | 'notify' | 'calendarTokenHash'>
+  Pick<UserEntity, 'email' | 'name' | 'role' | 'passwordHash' | 'disabled' | 'notify' | 'calendarTokenHash' | 'tagSubscriptions'>
 >;
 
 export class DuplicateEmailError extends Error {}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { ExpiryModule } from '../expiry/expiry.module';
+import { MailModule } from '../mail/mail.module';
+import { SettingsModule } from '../settings/settings.module';
+import { TemplatesModule } from '../templates/templates.module';
+import { AlertsController } from './alerts.controller';
+import { AlertsRepository } from './alerts.repository';
+import { AlertsScheduler } from './alerts.scheduler';
+import { AlertsService } from './alerts.service';
+
+@Module({
+  imports: [ExpiryModule, MailModule, SettingsModule, TemplatesModule],
+  controllers: [AlertsController],
+  providers: [AlertsRepository, AlertsService, AlertsScheduler],
+  exports: [AlertsService],
+})
+export class AlertsModule {}

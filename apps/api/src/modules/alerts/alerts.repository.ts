@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+export interface Recipient {
+  id: string;
+  email: string;
+  tagSubscriptions: string[];
+}
+
+export interface AlertKey {
+  userId: string;
+  fingerprint: string;
+  threshold: number;
+}
+
+export type ClaimOutcome = 'sent' | 'already-sent' | 'failed';
+
+// Whoever holds it runs the alert job; another replica's run waits and then finds the work done.
+const ALERT_JOB_LOCK_KEY = 7_341_105;
+
+@Injectable()
+export class AlertsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Runs the job while holding the alert-job advisory lock on a dedicated connection. */
+  async withJobLock<T>(work: () => Promise<T>): Promise<T> {
+    const lockHolder = this.dataSource.createQueryRunner();
+    await lockHolder.connect();
+    try {
+      await lockHolder.query('SELECT pg_advisory_lock($1)', [ALERT_JOB_LOCK_KEY]);
+      return await work();
+    } finally {
+      await lockHolder.query('SELECT pg_advisory_unlock($1)', [ALERT_JOB_LOCK_KEY]).catch(() => undefined);
+      await lockHolder.release();
+    }
+  }
+
+  /** Users who get e-mail: notify on, account enabled, an address on file. */
+  recipients(): Promise<Recipient[]> {
+    return this.dataSource.query<Recipient[]>(
+      `SELECT id, email, tag_subscriptions AS "tagSubscriptions" FROM users WHERE notify AND NOT disabled AND email <> '' ORDER BY id`,
+    );
+  }
+
+  /** The keys among `candidates` (every user x every key) that have no record yet. */
+  async undelivered(userIds: string[], keys: { fingerprint: string; threshold: number }[]): Promise<AlertKey[]> {
+    if (userIds.length === 0 || keys.length === 0) return [];
+    return this.dataSource.query<AlertKey[]>(
+      `SELECT u.user_id AS "userId", k.fingerprint, k.threshold
+         FROM unnest($1::uuid[]) AS u(user_id)
+        CROSS JOIN unnest($2::text[], $3::int[]) AS k(fingerprint, threshold)
+        WHERE NOT EXISTS (
+          SELECT 1 FROM alert_records r WHERE r.user_id = u.user_id AND r.fingerprint = k.fingerprint AND r.threshold = k.threshold)`,
+      [userIds, keys.map((k) => k.fingerprint), keys.map((k) => k.threshold)],
+    );
+  }
+
+  /**
+   * Claims one alert by inserting its record inside an open transaction, sends, and commits only
+   * once the SMTP server accepted: a failed send rolls the record back (retried next run), and a
+   * concurrent run's insert of the same key waits for us and then finds it delivered.
+   */
+  async claimAndSend(key: AlertKey, at: Date, send: () => Promise<void>): Promise<ClaimOutcome> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      const claimed = (await runner.query(
+        `INSERT INTO alert_records (user_id, fingerprint, threshold, sent_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT DO NOTHING RETURNING user_id`,
+        [key.userId, key.fingerprint, key.threshold, at],
+      )) as unknown[];
+      if (claimed.length === 0) {
+        await runner.commitTransaction();
+        return 'already-sent';
+      }
+      await send();
+      await runner.commitTransaction();
+      return 'sent';
+    } catch {
+      await runner.rollbackTransaction().catch(() => undefined);
+      return 'failed';
+    } finally {
+      await runner.release();
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { AlertsService } from './alerts.service';
+
+/** Every replica triggers the job hourly; the advisory lock lets one run at a time. */
+@Injectable()
+export class AlertsScheduler {
+  private readonly logger = new Logger('Alerts');
+
+  constructor(private readonly alerts: AlertsService) {}
+
+  @Cron(CronExpression.EVERY_HOUR, { name: 'alert-job' })
+  async runHourly(): Promise<void> {
+    await this.alerts
+      .runJob()
+      .catch((error: unknown) => this.logger.error(`The alert job failed: ${error instanceof Error ? error.message : String(error)}`));
+  }
+}

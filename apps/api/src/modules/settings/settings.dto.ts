@@ -1,0 +1,86 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { SMTP_AUTH, type SmtpAuth, TLS_MODES, type TlsMode } from '../mail/mail-config';
+
+export const DEFAULT_THRESHOLDS = [30, 14, 7, 1];
+
+/** PUT /settings/mail. The password is write-only: omitted or null keeps it, "" clears it. */
+export class UpdateMailSettingsDto {
+  @ApiProperty() @IsBoolean() enabled!: boolean;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @ValidateIf((dto: UpdateMailSettingsDto) => dto.enabled || (dto.host !== undefined && dto.host !== null))
+  @IsString()
+  @MinLength(1)
+  @MaxLength(253)
+  host?: string | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1, maximum: 65535 })
+  @ValidateIf((dto: UpdateMailSettingsDto) => dto.enabled || (dto.port !== undefined && dto.port !== null))
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  port?: number | null;
+
+  @ApiPropertyOptional({ enum: TLS_MODES, default: 'starttls' }) @IsOptional() @IsIn(TLS_MODES) tlsMode?: TlsMode;
+  @ApiPropertyOptional({ enum: SMTP_AUTH, default: 'none' }) @IsOptional() @IsIn(SMTP_AUTH) auth?: SmtpAuth;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @ValidateIf(
+    (dto: UpdateMailSettingsDto) =>
+      (dto.auth !== undefined && dto.auth !== 'none') || (dto.username !== undefined && dto.username !== null),
+  )
+  @IsString()
+  @MinLength(1)
+  @MaxLength(320)
+  username?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    writeOnly: true,
+    description: 'Omitted or null keeps the stored password; "" clears it.',
+  })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @MaxLength(1024)
+  password?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'email' })
+  @ValidateIf((dto: UpdateMailSettingsDto) => dto.enabled || (dto.fromAddress !== undefined && dto.fromAddress !== null))
+  @IsEmail({}, { message: 'fromAddress must be an e-mail address' })
+  fromAddress?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @MaxLength(200)
+  fromName?: string | null;
+
+  @ApiPropertyOptional({ default: false, description: 'Accept a self-signed SMTP server certificate (a private relay).' })
+  @IsOptional()
+  @IsBoolean()
+  allowInvalidCertificate?: boolean;
+}
+
+export class MailSettingsResponseDto {
+  @ApiProperty() enabled!: boolean;
+  @ApiProperty({ type: String, nullable: true }) host!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true }) port!: number | null;
+  @ApiProperty({ enum: TLS_MODES }) tlsMode!: TlsMode;
+  @ApiProperty({ enum: SMTP_AUTH }) auth!: SmtpAuth;
+  @ApiProperty({ type: String, nullable: true }) username!: string | null;
+  @ApiProperty({ description: 'Whether a password is stored; the password itself is never returned.' }) passwordSet!: boolean;
+  @ApiProperty({ type: String, nullable: true }) fromAddress!: string | null;
+  @ApiProperty({ type: String, nullable: true }) fromName!: string | null;
+  @ApiProperty() allowInvalidCertificate!: boolean;
+}
+
+export class MailTestDto {
+  @ApiPropertyOptional({ format: 'email', description: "Default: the caller's e-mail address." })
+  @IsOptional()
+  @IsEmail({}, { message: 'to must be an e-mail address' })
+  to?: string;
+}

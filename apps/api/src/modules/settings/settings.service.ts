@@ -1,0 +1,140 @@
+import { BadGatewayException, BadRequestException, Inject, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
+import { openSecret, sealSecret } from '../../common/crypto/secret-box';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { type ActorContext, AuditService } from '../audit/audit.service';
+import { type SmtpSettings, type StoredMailConfig, UNCONFIGURED_MAIL } from '../mail/mail-config';
+import { Mailer, SmtpDeliveryError } from '../mail/mailer';
+import { DEFAULT_THRESHOLDS, type MailSettingsResponseDto, type UpdateMailSettingsDto } from './settings.dto';
+import { SettingsRepository } from './settings.repository';
+
+const THRESHOLDS_KEY = 'alert_thresholds';
+const MAIL_KEY = 'mail';
+const MAX_THRESHOLDS = 20;
+
+@Injectable()
+export class SettingsService {
+  private readonly logger = new Logger('Settings');
+
+  constructor(
+    private readonly settings: SettingsRepository,
+    private readonly mailer: Mailer,
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Sorted descending; 30, 14, 7, 1 until configured. */
+  async alertThresholds(): Promise<number[]> {
+    return (await this.settings.read<number[]>(THRESHOLDS_KEY)) ?? DEFAULT_THRESHOLDS;
+  }
+
+  async replaceAlertThresholds(body: unknown, actor: ActorContext): Promise<number[]> {
+    const problem = thresholdsProblem(body);
+    if (problem) throw new BadRequestException(problem);
+    const thresholds = [...(body as number[])].sort((a, b) => b - a);
+    await this.settings.write(THRESHOLDS_KEY, thresholds);
+    await this.audit.record(actor, {
+      action: 'settings:alert_thresholds',
+      targetType: 'settings',
+      targetId: THRESHOLDS_KEY,
+      details: { thresholds },
+    });
+    return thresholds;
+  }
+
+  async mailSettings(): Promise<MailSettingsResponseDto> {
+    return toMailResponse(await this.storedMail());
+  }
+
+  async replaceMailSettings(dto: UpdateMailSettingsDto, actor: ActorContext): Promise<MailSettingsResponseDto> {
+    const current = await this.storedMail();
+    const sealedPassword =
+      dto.password === undefined || dto.password === null
+        ? current.sealedPassword
+        : dto.password === ''
+          ? null
+          : sealSecret(dto.password, this.config.encryptionKey);
+    const next: StoredMailConfig = {
+      enabled: dto.enabled,
+      host: dto.host ?? null,
+      port: dto.port ?? null,
+      tlsMode: dto.tlsMode ?? 'starttls',
+      auth: dto.auth ?? 'none',
+      username: dto.username ?? null,
+      sealedPassword,
+      fromAddress: dto.fromAddress ?? null,
+      fromName: dto.fromName ?? null,
+      allowInvalidCertificate: dto.allowInvalidCertificate ?? false,
+    };
+    await this.settings.write(MAIL_KEY, next);
+    const { sealedPassword: _sealed, ...audited } = next;
+    await this.audit.record(actor, {
+      action: 'settings:mail',
+      targetType: 'settings',
+      targetId: MAIL_KEY,
+      details: { ...audited, passwordSet: sealedPassword !== null },
+    });
+    return toMailResponse(next);
+  }
+
+  /** What the mailer needs, or null when mail is disabled or not fully configured. */
+  async smtpSettings(): Promise<SmtpSettings | null> {
+    const stored = await this.storedMail();
+    if (!stored.enabled || !stored.host || !stored.port || !stored.fromAddress) return null;
+    let password: string | null = null;
+    if (stored.sealedPassword) {
+      try {
+        password = openSecret(stored.sealedPassword, this.config.encryptionKey);
+      } catch {
+        // Sealed under another ENCRYPTION_KEY: the operator must enter the password again.
+        this.logger.error('The stored SMTP password cannot be decrypted with the current ENCRYPTION_KEY; set it again.');
+        return null;
+      }
+    }
+    return {
+      host: stored.host,
+      port: stored.port,
+      tlsMode: stored.tlsMode,
+      auth: stored.auth,
+      username: stored.username,
+      password,
+      fromAddress: stored.fromAddress,
+      fromName: stored.fromName,
+      allowInvalidCertificate: stored.allowInvalidCertificate,
+    };
+  }
+
+  /** 204 when accepted, 422 when mail is off or unconfigured, 502 with the SMTP error otherwise. */
+  async sendTestMail(to: string): Promise<void> {
+    const smtp = await this.smtpSettings();
+    if (!smtp) throw new UnprocessableEntityException('Mail is disabled or not configured.');
+    try {
+      await this.mailer.send(smtp, {
+        to,
+        subject: 'Certkeeper test message',
+        text: 'This is a test message from Certkeeper. Mail delivery works.',
+        html: '<p>This is a test message from Certkeeper. Mail delivery works.</p>',
+      });
+    } catch (error) {
+      throw new BadGatewayException(`The SMTP round trip failed: ${error instanceof SmtpDeliveryError ? error.message : 'unknown error'}`);
+    }
+  }
+
+  private async storedMail(): Promise<StoredMailConfig> {
+    return { ...UNCONFIGURED_MAIL, ...((await this.settings.read<StoredMailConfig>(MAIL_KEY)) ?? {}) };
+  }
+}
+
+/** A non-empty array of unique integers 1..3650, at most 20 (CONTRACT section 6). */
+function thresholdsProblem(body: unknown): string | null {
+  if (!Array.isArray(body) || body.length === 0) return 'The body must be a non-empty JSON array of day counts.';
+  if (body.length > MAX_THRESHOLDS) return `At most ${MAX_THRESHOLDS} thresholds.`;
+  const bad = body.findIndex((value) => !Number.isInteger(value) || (value as number) < 1 || (value as number) > 3650);
+  if (bad >= 0) return `thresholds[${bad}] must be an integer from 1 to 3650`;
+  if (new Set(body).size !== body.length) return 'Thresholds must be unique.';
+  return null;
+}
+
+function toMailResponse(stored: StoredMailConfig): MailSettingsResponseDto {
+  const { sealedPassword, ...visible } = stored;
+  return { ...visible, passwordSet: sealedPassword !== null };
+}

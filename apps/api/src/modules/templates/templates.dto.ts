@@ -1,0 +1,24 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { CHANNELS, EVENT_TYPES } from '@certkeeper/domain';
+import { IsString, MaxLength } from 'class-validator';
+
+export class TemplateDto {
+  @ApiProperty({ enum: EVENT_TYPES }) eventType!: string;
+  @ApiProperty({ enum: CHANNELS }) channel!: string;
+  @ApiProperty() subject!: string;
+  @ApiProperty({ description: 'HTML with `{{ .Variable }}` placeholders; a text alternative is derived from it.' }) body!: string;
+  @ApiProperty({ description: 'false: the built-in default applies.' }) isCustom!: boolean;
+  @ApiProperty({ type: [String], description: 'The variables this event type offers.' }) variables!: string[];
+}
+
+export class UpdateTemplateDto {
+  @ApiProperty({ maxLength: 998 })
+  @IsString()
+  @MaxLength(998)
+  subject!: string;
+
+  @ApiProperty({ maxLength: 100000 })
+  @IsString()
+  @MaxLength(100_000)
+  body!: string;
+}

@@ -1,0 +1,106 @@
+import { BadRequestException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import {
+  type Channel,
+  CHANNELS,
+  DEFAULT_TEMPLATES,
+  EVENT_TYPES,
+  type EventType,
+  formatTemplateProblem,
+  renderDefaultAsPlainText,
+  type RenderedMessage,
+  renderTemplate,
+  TEMPLATE_VARIABLES,
+  type TemplateValues,
+  validateTemplate,
+} from '@certkeeper/domain';
+import { type ActorContext, AuditService } from '../audit/audit.service';
+import type { TemplateDto } from './templates.dto';
+import { TemplatesRepository } from './templates.repository';
+
+// Enough to fix a template; a body full of mistakes does not need 14,000 lines back.
+const MAX_PROBLEM_LINES = 20;
+
+@Injectable()
+export class TemplatesService {
+  private readonly logger = new Logger('Templates');
+
+  constructor(
+    private readonly templates: TemplatesRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async listTemplates(): Promise<TemplateDto[]> {
+    const overrides = await this.templates.listOverrides();
+    return EVENT_TYPES.flatMap((eventType) =>
+      CHANNELS.map((channel) =>
+        toDto(eventType, channel, overrides.find((o) => o.eventType === eventType && o.channel === channel) ?? null),
+      ),
+    );
+  }
+
+  async getTemplate(eventType: string, channel: string): Promise<TemplateDto> {
+    const [event, chan] = requireKnown(eventType, channel);
+    return toDto(event, chan, await this.templates.findOverride(event, chan));
+  }
+
+  /** Refuses syntax errors and unknown variables with 400, one line per problem. */
+  async saveTemplate(
+    eventType: string,
+    channel: string,
+    template: { subject: string; body: string },
+    actor: ActorContext,
+  ): Promise<TemplateDto> {
+    const [event, chan] = requireKnown(eventType, channel);
+    const problems = validateTemplate(event, template);
+    if (problems.length > 0) {
+      const shown = problems.slice(0, MAX_PROBLEM_LINES).map(formatTemplateProblem);
+      if (problems.length > MAX_PROBLEM_LINES) shown.push(`... and ${problems.length - MAX_PROBLEM_LINES} more problems`);
+      throw new BadRequestException(shown);
+    }
+    await this.templates.saveOverride(event, chan, template.subject, template.body);
+    await this.audit.record(actor, { action: 'template:update', targetType: 'template', targetId: `${event}/${chan}` });
+    return this.getTemplate(event, chan);
+  }
+
+  /** Restores the default; 204 whether or not an override existed. */
+  async deleteTemplate(eventType: string, channel: string, actor: ActorContext): Promise<void> {
+    const [event, chan] = requireKnown(eventType, channel);
+    await this.templates.deleteOverride(event, chan);
+    await this.audit.record(actor, { action: 'template:reset', targetType: 'template', targetId: `${event}/${chan}` });
+  }
+
+  /**
+   * The message to send. A saved template that fails to render (it validated when saved, but the
+   * engine may have changed since) falls back to a plain-text copy of the default, and is logged.
+   */
+  async render(eventType: EventType, values: TemplateValues): Promise<RenderedMessage> {
+    const override = await this.templates.findOverride(eventType, 'email');
+    try {
+      return renderTemplate(override ?? DEFAULT_TEMPLATES[eventType], values);
+    } catch (error) {
+      this.logger.error(
+        `The ${eventType}/email template failed to render; sending the plain-text default: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return renderDefaultAsPlainText(eventType, values);
+    }
+  }
+}
+
+function requireKnown(eventType: string, channel: string): [EventType, Channel] {
+  if (!EVENT_TYPES.includes(eventType as EventType))
+    throw new NotFoundException(`Unknown event type ${eventType}; known: ${EVENT_TYPES.join(', ')}.`);
+  if (!CHANNELS.includes(channel as Channel)) throw new NotFoundException(`Unknown channel ${channel}; known: ${CHANNELS.join(', ')}.`);
+  return [eventType as EventType, channel as Channel];
+}
+
+function toDto(eventType: EventType, channel: Channel, override: { subject: string; body: string } | null): TemplateDto {
+  const template = override ?? DEFAULT_TEMPLATES[eventType];
+  return {
+    eventType,
+    channel,
+    subject: template.subject,
+    body: template.body,
+    isCustom: override !== null,
+    variables: [...TEMPLATE_VARIABLES[eventType]],
+  };
+}

@@ -1,0 +1,279 @@
+import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
+import { DAY, HOUR } from './support/fake-clock';
+import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { bearer, createTestApp, createUser, login, ADMIN_EMAIL, type TestApp } from './support/test-app';
+
+interface Totals {
+  alertsSent: number;
+  alreadySent: number;
+  failed: number;
+}
+
+/** One app, one SMTP server, mail configured; helpers to place certificates in time. */
+async function alertWorld(): Promise<{
+  t: TestApp;
+  admin: string;
+  smtp: TestSmtpServer;
+  expiringIn(days: number, cn: string): Promise<MintedCertificate>;
+  onEndpoint(name: string, minted: MintedCertificate, tags?: string[]): Promise<string>;
+  run(): Promise<Totals>;
+  close(): Promise<void>;
+}> {
+  const t = await createTestApp();
+  const admin = await login(t);
+  const smtp = await startSmtpServer();
+  const mail = {
+    enabled: true,
+    host: '127.0.0.1',
+    port: smtp.port,
+    tlsMode: 'none',
+    auth: 'none',
+    fromAddress: 'alerts@example.com',
+    fromName: 'Certkeeper',
+  };
+  await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mail).expect(200);
+  // The administrator created by the harness gets alerts too; keep the counts to the users a test makes.
+  await t.http.put('/api/v1/me').set(bearer(admin)).send({ notify: false }).expect(200);
+  return {
+    t,
+    admin,
+    smtp,
+    expiringIn: (days, cn) => {
+      const notAfter = new Date(Math.floor((t.clock.now().getTime() + days * DAY + HOUR) / 1000) * 1000);
+      return mintCertificate({ subject: `CN=${cn}`, notBefore: new Date(notAfter.getTime() - 400 * DAY), notAfter });
+    },
+    onEndpoint: async (name, minted, tags = []) => {
+      const id = (
+        (await t.http.post('/api/v1/endpoints').set(bearer(admin)).send({ name, type: 'manual', tags }).expect(201)).body as { id: string }
+      ).id;
+      await t.http
+        .post(`/api/v1/endpoints/${id}/certificate`)
+        .set(bearer(admin))
+        .set('Content-Type', 'application/x-pem-file')
+        .send(minted.pem)
+        .expect(201);
+      return id;
+    },
+    // A fresh session each time: tests move the clock by days, past the JWT lifetime.
+    run: async () =>
+      (
+        await t.http
+          .post('/api/v1/alerts/run')
+          .set(bearer(await login(t)))
+          .expect(200)
+      ).body as Totals,
+    close: async () => {
+      await smtp.close();
+      await t.close();
+    },
+  };
+}
+
+const fingerprintOf = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
+
+describe('the alert job', () => {
+  it('sends the 14-day alert at 12 days, nothing more on the next run, and the 7-day alert once 7 days remain', async () => {
+    const w = await alertWorld();
+    try {
+      const user = await createUser(w.t, 'viewer');
+      await w.onEndpoint('web', await w.expiringIn(12, 'twelve.example.com'));
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      expect(w.smtp.messages.map((m) => [m.to, m.subject])).toEqual([
+        [user.email, 'Certificate for twelve.example.com expires in 12 days'],
+      ]);
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0 });
+
+      w.t.clock.advance(5 * DAY);
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      expect(w.smtp.messages.map((m) => m.subject)).toEqual([
+        'Certificate for twelve.example.com expires in 12 days',
+        'Certificate for twelve.example.com expires in 7 days',
+      ]);
+      const records = await w.t.app
+        .get(DataSource)
+        .query<{ threshold: number }[]>('SELECT threshold FROM alert_records ORDER BY threshold DESC');
+      expect(records.map((r) => r.threshold)).toEqual([14, 7]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('dedups per user, honours subscriptions, and skips notify=false and disabled users', async () => {
+    const w = await alertWorld();
+    try {
+      const everything = await createUser(w.t, 'viewer');
+      const prodOnly = await createUser(w.t, 'operator');
+      const quiet = await createUser(w.t, 'viewer', { notify: false });
+      const gone = await createUser(w.t, 'viewer');
+      await w.t.http.put('/api/v1/me/tag-subscriptions').set(bearer(prodOnly.token)).send(['env:prod']).expect(200);
+      await w.t.http.put(`/api/v1/users/${gone.id}`).set(bearer(w.admin)).send({ disabled: true }).expect(200);
+      await w.onEndpoint('prod-api', await w.expiringIn(5, 'prod.example.com'), ['env:prod']);
+      await w.onEndpoint('test-api', await w.expiringIn(5, 'test.example.com'), ['env:test']);
+
+      expect(await w.run()).toEqual({ alertsSent: 3, alreadySent: 0, failed: 0 });
+      const byRecipient = (email: string) =>
+        w.smtp.messages
+          .filter((m) => m.to === email)
+          .map((m) => m.subject)
+          .sort();
+      expect(byRecipient(everything.email)).toEqual([
+        'Certificate for prod.example.com expires in 5 days',
+        'Certificate for test.example.com expires in 5 days',
+      ]);
+      expect(byRecipient(prodOnly.email)).toEqual(['Certificate for prod.example.com expires in 5 days']);
+      expect(byRecipient(quiet.email)).toEqual([]);
+      expect(byRecipient(gone.email)).toEqual([]);
+      expect(byRecipient(ADMIN_EMAIL)).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('sends cert_expired once per user for an expired certificate', async () => {
+    const w = await alertWorld();
+    try {
+      const user = await createUser(w.t, 'viewer');
+      await w.onEndpoint('old', await w.expiringIn(-3, 'expired.example.com'));
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      w.t.clock.advance(2 * DAY);
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0 });
+      expect(w.smtp.messages.map((m) => [m.to, m.subject])).toEqual([[user.email, 'Certificate for expired.example.com has expired']]);
+      const records = await w.t.app.get(DataSource).query<{ threshold: number }[]>('SELECT threshold FROM alert_records');
+      expect(records).toEqual([{ threshold: 0 }]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('names every endpoint a certificate is current on, in one e-mail, with HTML escaping', async () => {
+    const w = await alertWorld();
+    try {
+      await createUser(w.t, 'viewer');
+      const minted = await w.expiringIn(3, 'shared <b>&</b> example.com');
+      await w.onEndpoint('alpha', minted);
+      await w.onEndpoint('beta', minted);
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      const [message] = w.smtp.messages;
+      expect(message.text).toContain('alpha, beta');
+      expect(message.text).toContain(fingerprintOf(minted));
+      expect(message.html).toContain('shared &lt;b&gt;&amp;&lt;/b&gt; example.com');
+      expect(message.html).not.toContain('<b>&</b>');
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('retries an alert the SMTP server refused, delivering it exactly once after recovery', async () => {
+    const w = await alertWorld();
+    try {
+      await createUser(w.t, 'viewer');
+      await w.onEndpoint('web', await w.expiringIn(10, 'retry.example.com'));
+      w.smtp.failing = true;
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 1 });
+      expect(await w.t.app.get(DataSource).query('SELECT * FROM alert_records')).toEqual([]);
+      w.smtp.failing = false;
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0 });
+      expect(w.smtp.messages).toHaveLength(1);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('delivers after the SMTP server itself was down and came back', async () => {
+    const w = await alertWorld();
+    try {
+      await createUser(w.t, 'viewer');
+      await w.onEndpoint('web', await w.expiringIn(10, 'down.example.com'));
+      const port = w.smtp.port;
+      await w.smtp.close();
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 1 });
+      const revived = await startSmtpServer({ port });
+      try {
+        expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+        expect(revived.messages).toHaveLength(1);
+      } finally {
+        await revived.close();
+      }
+    } finally {
+      await w.t.close();
+    }
+  });
+
+  it('sends each alert once when two runs start together', async () => {
+    const w = await alertWorld();
+    try {
+      await Promise.all([createUser(w.t, 'viewer'), createUser(w.t, 'viewer'), createUser(w.t, 'viewer')]);
+      for (const n of [1, 2, 3, 4]) await w.onEndpoint(`web-${n}`, await w.expiringIn(n, `c${n}.example.com`));
+      const [a, b] = await Promise.all([w.run(), w.run()]);
+      expect(a.alertsSent + b.alertsSent).toBe(12);
+      expect(a.failed + b.failed).toBe(0);
+      expect(w.smtp.messages).toHaveLength(12);
+      expect(new Set(w.smtp.messages.map((m) => `${m.to}/${m.subject}`)).size).toBe(12);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('does not re-fire alerts delivered at thresholds that remain when the thresholds change', async () => {
+    const w = await alertWorld();
+    try {
+      await createUser(w.t, 'viewer');
+      await w.onEndpoint('web', await w.expiringIn(12, 'stable.example.com'));
+      expect((await w.run()).alertsSent).toBe(1);
+      await w.t.http.put('/api/v1/settings/alert-thresholds').set(bearer(w.admin)).send([60, 14, 10, 2]).expect(200);
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0 });
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('uses a saved template, and falls back to the plain-text default when one fails to render', async () => {
+    const w = await alertWorld();
+    try {
+      await createUser(w.t, 'viewer');
+      await w.t.http
+        .put('/api/v1/notification-templates/cert_expiring/email')
+        .set(bearer(w.admin))
+        .send({ subject: 'Renew {{ .CommonName }} now', body: '<p>{{ .EndpointName }} has {{ .DaysRemaining }} days</p>' })
+        .expect(200);
+      await w.onEndpoint('custom', await w.expiringIn(6, 'custom.example.com'));
+      await w.run();
+      expect(w.smtp.messages[0]).toMatchObject({ subject: 'Renew custom.example.com now' });
+      expect(w.smtp.messages[0].text).toContain('custom has 6 days');
+
+      // A template the engine no longer accepts (stored before a change of rules).
+      await w.t.app
+        .get(DataSource)
+        .query(`UPDATE notification_templates SET body = 'broken {{ .CommonName' WHERE event_type = 'cert_expiring'`);
+      await w.onEndpoint('fallback', await w.expiringIn(4, 'fallback.example.com'));
+      await w.run();
+      const fallback = w.smtp.messages.find((m) => m.text.includes('fallback.example.com'));
+      expect(fallback).toBeDefined();
+      expect(w.t.logs.some((line) => line.level === 'error' && String(line.msg).includes('failed to render'))).toBe(true);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('does nothing while mail is disabled, and needs settings:edit to run on demand', async () => {
+    const w = await alertWorld();
+    try {
+      await createUser(w.t, 'viewer');
+      await w.onEndpoint('web', await w.expiringIn(3, 'idle.example.com'));
+      await w.t.http
+        .put('/api/v1/settings/mail')
+        .set(bearer(w.admin))
+        .send({ enabled: false, host: '127.0.0.1', port: w.smtp.port, fromAddress: 'a@example.com' })
+        .expect(200);
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 0 });
+      const operator = await createUser(w.t, 'operator');
+      await w.t.http.post('/api/v1/alerts/run').set(bearer(operator.token)).expect(403);
+      await w.t.http.post('/api/v1/alerts/run').expect(401);
+    } finally {
+      await w.close();
+    }
+  });
+});

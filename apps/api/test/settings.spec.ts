@@ -1,0 +1,247 @@
+import { DataSource } from 'typeorm';
+import { freePort } from '../src/common/net/free-port';
+import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { bearer, createTestApp, createUser, login, ADMIN_EMAIL, type TestApp } from './support/test-app';
+
+describe('settings', () => {
+  let t: TestApp;
+  let admin: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await login(t);
+  });
+  afterAll(() => t.close());
+
+  describe('alert thresholds', () => {
+    it('default to 30, 14, 7, 1 and are stored sorted descending', async () => {
+      expect((await t.http.get('/api/v1/settings/alert-thresholds').set(bearer(admin)).expect(200)).body).toEqual([30, 14, 7, 1]);
+      expect((await t.http.put('/api/v1/settings/alert-thresholds').set(bearer(admin)).send([3, 60, 10]).expect(200)).body).toEqual([
+        60, 10, 3,
+      ]);
+      expect((await t.http.get('/api/v1/settings/alert-thresholds').set(bearer(admin)).expect(200)).body).toEqual([60, 10, 3]);
+      await t.http.put('/api/v1/settings/alert-thresholds').set(bearer(admin)).send([30, 14, 7, 1]).expect(200);
+    });
+
+    it.each([[[]], [[7, 7]], [[0]], [[3651]], [[1.5]], [['7']], [Array.from({ length: 21 }, (_, i) => i + 1)], [{ thresholds: [7] }]])(
+      'refuse %j with 400',
+      async (body) => {
+        const response = await t.http.put('/api/v1/settings/alert-thresholds').set(bearer(admin)).send(body).expect(400);
+        expect(response.headers['content-type']).toMatch(/^text\/plain/);
+      },
+    );
+
+    it('need settings:view to read and settings:edit to change', async () => {
+      const viewer = await createUser(t, 'viewer');
+      const operator = await createUser(t, 'operator');
+      await t.http.get('/api/v1/settings/alert-thresholds').set(bearer(viewer.token)).expect(403);
+      await t.http.get('/api/v1/settings/alert-thresholds').set(bearer(operator.token)).expect(200);
+      await t.http.put('/api/v1/settings/alert-thresholds').set(bearer(operator.token)).send([7]).expect(403);
+    });
+  });
+
+  describe('mail', () => {
+    let smtp: TestSmtpServer;
+
+    beforeAll(async () => {
+      smtp = await startSmtpServer({ auth: { user: 'relay-user', pass: 'relay-secret-1' } });
+    });
+    afterAll(() => smtp.close());
+
+    const mailSettings = (overrides: Record<string, unknown> = {}) => ({
+      enabled: true,
+      host: '127.0.0.1',
+      port: smtp.port,
+      tlsMode: 'none',
+      auth: 'plain',
+      username: 'relay-user',
+      password: 'relay-secret-1',
+      fromAddress: 'certkeeper@example.com',
+      fromName: 'Certkeeper',
+      ...overrides,
+    });
+
+    it('reads as disabled with nulls until configured', async () => {
+      const fresh = await createTestApp();
+      try {
+        const body = (
+          await fresh.http
+            .get('/api/v1/settings/mail')
+            .set(bearer(await login(fresh)))
+            .expect(200)
+        ).body as Record<string, unknown>;
+        expect(body).toMatchObject({ enabled: false, host: null, port: null, username: null, passwordSet: false, fromAddress: null });
+        expect(body).not.toHaveProperty('password');
+        await fresh.http
+          .post('/api/v1/settings/mail/test')
+          .set(bearer(await login(fresh)))
+          .send({})
+          .expect(422);
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('keeps the password write-only and encrypted at rest; null keeps it, "" clears it', async () => {
+      const saved = (await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mailSettings()).expect(200)).body as Record<
+        string,
+        unknown
+      >;
+      expect(saved).toMatchObject({ enabled: true, passwordSet: true });
+      expect(JSON.stringify(saved)).not.toContain('relay-secret-1');
+      const stored = await t.app.get(DataSource).query<{ value: unknown }[]>(`SELECT value FROM settings WHERE key = 'mail'`);
+      expect(JSON.stringify(stored)).not.toContain('relay-secret-1');
+      expect(JSON.stringify(t.logs)).not.toContain('relay-secret-1');
+
+      await t.http
+        .put('/api/v1/settings/mail')
+        .set(bearer(admin))
+        .send(mailSettings({ password: null }))
+        .expect(200);
+      await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({ to: 'ops@example.com' }).expect(204);
+      await t.http
+        .put('/api/v1/settings/mail')
+        .set(bearer(admin))
+        .send(mailSettings({ password: '' }))
+        .expect(200);
+      expect((await t.http.get('/api/v1/settings/mail').set(bearer(admin)).expect(200)).body).toMatchObject({ passwordSet: false });
+      await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mailSettings()).expect(200);
+    });
+
+    it('sends a test message (204) to the caller by default, and reports a failed round trip (502)', async () => {
+      await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mailSettings()).expect(200);
+      const before = smtp.messages.length;
+      await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(204);
+      expect(smtp.messages.slice(before).map((m) => m.to)).toEqual([ADMIN_EMAIL]);
+
+      await t.http
+        .put('/api/v1/settings/mail')
+        .set(bearer(admin))
+        .send(mailSettings({ password: 'wrong-password' }))
+        .expect(200);
+      const wrongAuth = await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(502);
+      expect(wrongAuth.text).toContain('SMTP');
+      expect(wrongAuth.text).not.toContain('wrong-password');
+
+      const closed = await freePort();
+      await t.http
+        .put('/api/v1/settings/mail')
+        .set(bearer(admin))
+        .send(mailSettings({ port: closed }))
+        .expect(200);
+      const unreachable = await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(502);
+      expect(unreachable.text).toContain('ECONNREFUSED');
+
+      await t.http
+        .put('/api/v1/settings/mail')
+        .set(bearer(admin))
+        .send(mailSettings({ enabled: false }))
+        .expect(200);
+      await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(422);
+    });
+
+    it('speaks STARTTLS to a self-signed relay only when allowed, and implicit TLS', async () => {
+      const starttls = await startSmtpServer({ starttls: true });
+      const implicit = await startSmtpServer({ secure: true });
+      try {
+        const settings = (server: TestSmtpServer, tlsMode: string, allow: boolean) =>
+          mailSettings({ port: server.port, tlsMode, auth: 'none', username: null, password: '', allowInvalidCertificate: allow });
+        await t.http
+          .put('/api/v1/settings/mail')
+          .set(bearer(admin))
+          .send(settings(starttls, 'starttls', false))
+          .expect(200);
+        const refused = await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(502);
+        expect(refused.text).toMatch(/certificate/i);
+        await t.http
+          .put('/api/v1/settings/mail')
+          .set(bearer(admin))
+          .send(settings(starttls, 'starttls', true))
+          .expect(200);
+        await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(204);
+        expect(starttls.messages).toHaveLength(1);
+        await t.http
+          .put('/api/v1/settings/mail')
+          .set(bearer(admin))
+          .send(settings(implicit, 'tls', true))
+          .expect(200);
+        await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(204);
+        expect(implicit.messages).toHaveLength(1);
+      } finally {
+        await starttls.close();
+        await implicit.close();
+      }
+    });
+
+    it.each([
+      [{ enabled: true }, 'host'],
+      [{ enabled: true, host: 'smtp', port: 0, fromAddress: 'a@b.c' }, 'port'],
+      [{ enabled: true, host: 'smtp', port: 25, fromAddress: 'nope' }, 'fromAddress'],
+      [{ enabled: true, host: 'smtp', port: 25, fromAddress: 'a@b.c', tlsMode: 'ssl' }, 'tlsMode'],
+      [{ enabled: true, host: 'smtp', port: 25, fromAddress: 'a@b.c', auth: 'login' }, 'username'],
+      [{ enabled: 'yes' }, 'enabled'],
+    ])('refuses %j with 400', async (body, field) => {
+      const response = await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(body).expect(400);
+      expect(response.text).toContain(field);
+    });
+  });
+
+  describe('notification templates', () => {
+    it('lists the built-in defaults with their variables', async () => {
+      const templates = (await t.http.get('/api/v1/notification-templates').set(bearer(admin)).expect(200)).body as Record<
+        string,
+        unknown
+      >[];
+      expect(templates.map((x) => [x.eventType, x.channel, x.isCustom])).toEqual([
+        ['cert_expiring', 'email', false],
+        ['cert_expired', 'email', false],
+      ]);
+      expect(templates[0].variables).toEqual(['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint']);
+      expect(templates[1].variables).not.toContain('DaysRemaining');
+    });
+
+    it('saves an override, refuses bad ones with 400, 404s unknown keys, and restores the default on delete', async () => {
+      const custom = { subject: 'Renew {{ .CommonName }}', body: '<p>{{ .EndpointName }}: {{ .DaysRemaining }} days</p>' };
+      const saved = (await t.http.put('/api/v1/notification-templates/cert_expiring/email').set(bearer(admin)).send(custom).expect(200))
+        .body as Record<string, unknown>;
+      expect(saved).toMatchObject({ ...custom, isCustom: true });
+      const unknown = await t.http
+        .put('/api/v1/notification-templates/cert_expired/email')
+        .set(bearer(admin))
+        .send({ subject: 'x', body: '{{ .DaysRemaining }}' })
+        .expect(400);
+      expect(unknown.text).toContain('DaysRemaining');
+      const syntax = await t.http
+        .put('/api/v1/notification-templates/cert_expiring/email')
+        .set(bearer(admin))
+        .send({ subject: 'x', body: 'hello {{ .CommonName' })
+        .expect(400);
+      expect(syntax.text).toContain('body');
+      await t.http.put('/api/v1/notification-templates/cert_expiring/email').set(bearer(admin)).send({ subject: 'x' }).expect(400);
+      await t.http.get('/api/v1/notification-templates/cert_renewed/email').set(bearer(admin)).expect(404);
+      await t.http.get('/api/v1/notification-templates/cert_expiring/sms').set(bearer(admin)).expect(404);
+      await t.http.delete('/api/v1/notification-templates/cert_expiring/email').set(bearer(admin)).expect(204);
+      await t.http.delete('/api/v1/notification-templates/cert_expiring/email').set(bearer(admin)).expect(204);
+      expect((await t.http.get('/api/v1/notification-templates/cert_expiring/email').set(bearer(admin)).expect(200)).body).toMatchObject({
+        isCustom: false,
+      });
+    });
+  });
+
+  describe('tag subscriptions', () => {
+    it('are read and replaced by the user, de-duplicated and validated', async () => {
+      const viewer = await createUser(t, 'viewer');
+      expect((await t.http.get('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).expect(200)).body).toEqual([]);
+      expect(
+        (await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).send(['env:prod', 'team:a', 'env:prod']).expect(200))
+          .body,
+      ).toEqual(['env:prod', 'team:a']);
+      expect((await t.http.get('/api/v1/me').set(bearer(viewer.token)).expect(200)).body).toMatchObject({
+        tagSubscriptions: ['env:prod', 'team:a'],
+      });
+      await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).send({ tags: [] }).expect(400);
+      await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).send(['bad\ntag']).expect(400);
+      await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).send([]).expect(200);
+    });
+  });
+});

@@ -1,0 +1,80 @@
+import type { AddressInfo } from 'node:net';
+import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+
+export interface CapturedMail {
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+  headers: ParsedMail['headers'];
+}
+
+export interface TestSmtpServer {
+  port: number;
+  messages: CapturedMail[];
+  /** Refuse every message with 451 (a relay having trouble) until healed. */
+  failing: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * A real SMTP server on 127.0.0.1 that keeps every accepted message, parsed. Options choose
+ * implicit TLS (`secure`), STARTTLS on a self-signed certificate, and required authentication.
+ */
+export async function startSmtpServer(
+  options: { secure?: boolean; starttls?: boolean; auth?: { user: string; pass: string }; port?: number } = {},
+): Promise<TestSmtpServer> {
+  const tls = options.secure || options.starttls ? await selfSignedCredentials() : null;
+  const state = { messages: [] as CapturedMail[], failing: false };
+  const serverOptions: SMTPServerOptions = {
+    secure: options.secure ?? false,
+    disabledCommands: [...(options.auth ? [] : ['AUTH']), ...(tls ? [] : ['STARTTLS'])],
+    authMethods: ['PLAIN', 'LOGIN'],
+    authOptional: !options.auth,
+    allowInsecureAuth: true,
+    ...(tls ?? {}),
+    logger: false,
+    onAuth: (auth, _session, callback) => {
+      if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass)
+        callback(null, { user: auth.username });
+      else callback(new Error('Invalid username or password'));
+    },
+    onRcptTo: (_address, _session, callback) =>
+      state.failing ? callback(Object.assign(new Error('Try again later'), { responseCode: 451 })) : callback(),
+    onData: (stream, session, callback) => {
+      simpleParser(stream)
+        .then((mail) => {
+          state.messages.push({
+            to: session.envelope.rcptTo.map((r) => r.address).join(','),
+            subject: mail.subject ?? '',
+            html: typeof mail.html === 'string' ? mail.html : '',
+            text: mail.text ?? '',
+            headers: mail.headers,
+          });
+          callback();
+        })
+        .catch((error: Error) => callback(error));
+    },
+  };
+  const server = new SMTPServer(serverOptions);
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
+  const address = (server as unknown as { server: { address(): AddressInfo } }).server.address();
+  return {
+    port: address.port,
+    messages: state.messages,
+    get failing() {
+      return state.failing;
+    },
+    set failing(value: boolean) {
+      state.failing = value;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function selfSignedCredentials(): Promise<{ key: string; cert: string }> {
+  const minted = await mintCertificate({ subject: 'CN=smtp.example.test', sans: ['smtp.example.test', '127.0.0.1'] });
+  return { key: await privateKeyPem(minted.keys.privateKey), cert: minted.pem };
+}

@@ -1,0 +1,121 @@
+// The built-in templates: what every installation sends until someone saves an override, and
+// the fallback when an override fails. The body is what the API shows an author who opens the
+// template, so it is generated here as readable, indented HTML with inline CSS only (mail
+// clients drop <style> blocks and must not fetch anything).
+import { escapeHtml } from './escape-html';
+import type { EventType, TemplateValues } from './event-types';
+import { htmlToText } from './html-to-text';
+import { ownValue, renderWith, type RenderedMessage } from './render-template';
+
+interface EmailContent {
+  accent: string;
+  headingColor: string;
+  heading: string;
+  /** HTML: may contain variables and inline markup. */
+  summary: string;
+  rows: readonly DetailRow[];
+}
+
+interface DetailRow {
+  /** Ends in a colon so the text alternative reads `Label: value`. */
+  label: string;
+  variable: string;
+  valueStyle?: string;
+}
+
+const FONT_STACK = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
+const MONOSPACE_STACK = 'Menlo, Consolas, monospace';
+const MUTED = '#6b7280';
+const RULE = '#f3f4f6';
+
+const FINGERPRINT_ROW: DetailRow = {
+  label: 'Fingerprint:',
+  variable: 'Fingerprint',
+  // A SHA-256 fingerprint is 95 characters with colons: let it wrap on a phone.
+  valueStyle: `font-family: ${MONOSPACE_STACK}; font-size: 12px; word-break: break-all;`,
+};
+
+export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: string }> = Object.freeze({
+  cert_expiring: {
+    subject: 'Certificate for {{ .CommonName }} expires in {{ .DaysRemaining }} days',
+    body: emailBody({
+      accent: '#d97706',
+      headingColor: '#92400e',
+      heading: 'Certificate expiring soon',
+      summary:
+        'The certificate for <strong>{{ .CommonName }}</strong> expires on <strong>{{ .NotAfter }}</strong>. ' +
+        'Renew it and deploy the new certificate before then.',
+      rows: [
+        { label: 'Days remaining:', variable: 'DaysRemaining', valueStyle: 'font-weight: bold;' },
+        { label: 'Expires on:', variable: 'NotAfter' },
+        { label: 'Common name:', variable: 'CommonName' },
+        { label: 'Used by:', variable: 'EndpointName' },
+        { label: 'Endpoint type:', variable: 'EndpointType' },
+        FINGERPRINT_ROW,
+      ],
+    }),
+  },
+  cert_expired: {
+    subject: 'Certificate for {{ .CommonName }} has expired',
+    body: emailBody({
+      accent: '#dc2626',
+      headingColor: '#991b1b',
+      heading: 'Certificate expired',
+      summary:
+        'The certificate for <strong>{{ .CommonName }}</strong> expired on <strong>{{ .NotAfter }}</strong>. ' +
+        'Connections and sign-ins that rely on it may fail until it is replaced.',
+      rows: [
+        { label: 'Expired on:', variable: 'NotAfter', valueStyle: 'font-weight: bold;' },
+        { label: 'Common name:', variable: 'CommonName' },
+        { label: 'Used by:', variable: 'EndpointName' },
+        { label: 'Endpoint type:', variable: 'EndpointType' },
+        FINGERPRINT_ROW,
+      ],
+    }),
+  },
+});
+
+/**
+ * The fallback when a saved template fails at send time: the default as plain text only. Never
+ * throws for any values; a missing one renders as empty rather than losing the alert.
+ */
+export function renderDefaultAsPlainText(eventType: EventType, values: TemplateValues): RenderedMessage {
+  const { subject, html } = renderWith(DEFAULT_TEMPLATES[eventType], (variable) => ownValue(values, variable.name) ?? '');
+  const text = htmlToText(html);
+  return {
+    subject,
+    html: `<pre style="white-space: pre-wrap; word-wrap: break-word; font-family: ${MONOSPACE_STACK}; font-size: 13px;">${escapeHtml(text)}</pre>`,
+    text,
+  };
+}
+
+function emailBody(content: EmailContent): string {
+  const card = [
+    'max-width: 560px; margin: 0 auto; padding: 24px;',
+    `background-color: #ffffff; border: 1px solid #e5e7eb; border-top: 4px solid ${content.accent}; border-radius: 6px;`,
+    `font-family: ${FONT_STACK}; font-size: 15px; line-height: 1.5; color: #1f2937;`,
+  ].join(' ');
+  return [
+    `<div style="margin: 0; padding: 24px 12px; background-color: #f3f4f6;">`,
+    `  <div style="${card}">`,
+    `    <h1 style="margin: 0 0 12px; font-size: 20px; line-height: 1.3; color: ${content.headingColor};">${content.heading}</h1>`,
+    `    <p style="margin: 0 0 20px;">${content.summary}</p>`,
+    `    <table role="presentation" cellpadding="0" cellspacing="0" style="width: 100%; border-collapse: collapse; font-size: 14px;">`,
+    ...content.rows.map(detailRow),
+    `    </table>`,
+    `    <p style="margin: 20px 0 0; font-size: 12px; color: ${MUTED};">Sent by Certkeeper.</p>`,
+    `  </div>`,
+    `</div>`,
+    '',
+  ].join('\n');
+}
+
+function detailRow(row: DetailRow): string {
+  const cell = `padding: 6px 0; border-top: 1px solid ${RULE}; vertical-align: top;`;
+  return [
+    `      <tr>`,
+    `        <td style="${cell} padding-right: 16px; color: ${MUTED}; white-space: nowrap;">${row.label}</td>`,
+    `        <td style="${cell}${row.valueStyle ? ` ${row.valueStyle}` : ''}">{{ .${row.variable} }}</td>`,
+    `      </tr>`,
+  ].join('\n');
+}

@@ -1,0 +1,25 @@
+// Notification events and the variables their templates may use (SPEC "Templates").
+
+export const EVENT_TYPES = ['cert_expiring', 'cert_expired'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** E-mail is the only channel; templates are keyed by (event type, channel) so more can follow. */
+export const CHANNELS = ['email'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** In the order the spec lists them; the API shows this list to template authors. */
+export const TEMPLATE_VARIABLES: Record<EventType, readonly string[]> = {
+  cert_expiring: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'],
+  cert_expired: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'Fingerprint'],
+};
+
+/** Variable name to its already formatted value (dates, joined endpoint names): rendering only inserts. */
+export type TemplateValues = Record<string, string>;
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export function isChannel(value: string): value is Channel {
+  return (CHANNELS as readonly string[]).includes(value);
+}
