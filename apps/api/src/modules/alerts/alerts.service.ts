@@ -14,6 +14,8 @@ export interface AlertTotals {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+// Users checked per query on a large first run: about 250,000 pending alerts in memory at most.
+const USERS_PER_BATCH = 50;
 
 interface Pending {
   key: AlertKey;
@@ -46,15 +48,17 @@ export class AlertsService {
         this.logger.log('Mail is disabled or not configured; no alerts sent.');
         return { alertsSent: 0, alreadySent: 0, failed: 0 };
       }
-      const { pending, alreadySent } = await this.decide();
       const session = this.mailer.openSession(smtp);
-      const totals: AlertTotals = { alertsSent: 0, alreadySent, failed: 0 };
+      const totals: AlertTotals = { alertsSent: 0, alreadySent: 0, failed: 0 };
       try {
-        for (const alert of pending) {
-          const outcome = await this.alerts.claimAndSend(alert.key, this.clock.now(), () => this.deliver(session, alert));
-          if (outcome === 'sent') totals.alertsSent += 1;
-          else if (outcome === 'already-sent') totals.alreadySent += 1;
-          else totals.failed += 1;
+        for await (const batch of this.dueAlerts()) {
+          totals.alreadySent += batch.alreadySent;
+          for (const alert of batch.pending) {
+            const outcome = await this.alerts.claimAndSend(alert.key, this.clock.now(), () => this.deliver(session, alert));
+            if (outcome === 'sent') totals.alertsSent += 1;
+            else if (outcome === 'already-sent') totals.alreadySent += 1;
+            else totals.failed += 1;
+          }
         }
       } finally {
         session.close();
@@ -64,34 +68,47 @@ export class AlertsService {
     });
   }
 
+  /** How many alerts are due and how many of those were delivered before, without sending. */
+  async countDueAlerts(): Promise<{ pending: number; alreadySent: number }> {
+    const counts = { pending: 0, alreadySent: 0 };
+    for await (const batch of this.dueAlerts()) {
+      counts.pending += batch.pending.length;
+      counts.alreadySent += batch.alreadySent;
+    }
+    return counts;
+  }
+
   /**
-   * Every due alert not yet recorded. Recipients are grouped by their subscriptions, so each
-   * distinct scope is queried once, whatever the number of users sharing it.
+   * The due alerts not yet recorded, in batches small enough to keep memory flat on a first run
+   * over a large fleet. Recipients are grouped by their subscriptions, so each distinct scope is
+   * queried once whatever the number of users sharing it, and checked in chunks of users.
    */
-  async decide(): Promise<{ pending: Pending[]; alreadySent: number }> {
+  private async *dueAlerts(): AsyncGenerator<{ pending: Pending[]; alreadySent: number }> {
     const now = this.clock.now();
     const thresholds = await this.settings.alertThresholds();
     const horizon = new Date(now.getTime() + (Math.max(...thresholds) + 1) * DAY_MS);
-    const pending: Pending[] = [];
-    let candidates = 0;
     for (const group of groupBySubscriptions(await this.alerts.recipients())) {
       const due = (await this.expiry.findCurrentExpiringBefore(horizon, group.subscriptions)).flatMap((certificate) => {
         const bucket = alertBucket(daysRemaining(certificate.notAfter, now), isExpired(certificate.notAfter, now), thresholds);
         return bucket ? [{ certificate, bucket }] : [];
       });
-      candidates += due.length * group.recipients.length;
+      if (due.length === 0) continue;
       const byKey = new Map(due.map((d) => [`${d.certificate.fingerprint}/${d.bucket.threshold}`, d]));
-      const emails = new Map(group.recipients.map((r) => [r.id, r.email]));
-      const undelivered = await this.alerts.undelivered(
-        group.recipients.map((r) => r.id),
-        due.map((d) => ({ fingerprint: d.certificate.fingerprint, threshold: d.bucket.threshold })),
-      );
-      for (const key of undelivered) {
-        const { certificate, bucket } = byKey.get(`${key.fingerprint}/${key.threshold}`)!;
-        pending.push({ key, email: emails.get(key.userId)!, certificate, bucket });
+      const keys = due.map((d) => ({ fingerprint: d.certificate.fingerprint, threshold: d.bucket.threshold }));
+      for (let start = 0; start < group.recipients.length; start += USERS_PER_BATCH) {
+        const recipients = group.recipients.slice(start, start + USERS_PER_BATCH);
+        const emails = new Map(recipients.map((r) => [r.id, r.email]));
+        const undelivered = await this.alerts.undelivered(
+          recipients.map((r) => r.id),
+          keys,
+        );
+        const pending = undelivered.map((key) => {
+          const { certificate, bucket } = byKey.get(`${key.fingerprint}/${key.threshold}`)!;
+          return { key, email: emails.get(key.userId)!, certificate, bucket };
+        });
+        yield { pending, alreadySent: recipients.length * due.length - pending.length };
       }
     }
-    return { pending, alreadySent: candidates - pending.length };
   }
 
   private async deliver(session: MailSession, alert: Pending): Promise<void> {
