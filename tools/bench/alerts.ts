@@ -80,6 +80,7 @@ async function main(): Promise<void> {
       publicUrl: null,
       admin: { email: 'bench@example.com', password: 'bench-password-1' },
       embeddedScanner: false,
+      seedRootStores: false,
       logLevel: 'error',
     },
     { logger: false },

@@ -23,6 +23,7 @@ export async function generateOpenApiJson(): Promise<string> {
       publicUrl: null,
       admin: { email: null, password: null },
       embeddedScanner: false,
+      seedRootStores: false,
       logLevel: 'error',
     },
     { preview: true, logger: false },

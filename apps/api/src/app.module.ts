@@ -19,6 +19,7 @@ import { IngestModule } from './modules/ingest/ingest.module';
 import { ScannersModule } from './modules/scanners/scanners.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TemplatesModule } from './modules/templates/templates.module';
+import { TrustModule } from './modules/trust/trust.module';
 import { UsersModule } from './modules/users/users.module';
 
 /** Process-wide values every module may inject: the resolved configuration and the clock. */
@@ -61,6 +62,7 @@ export class AppModule {
         SettingsModule,
         TemplatesModule,
         AlertsModule,
+        TrustModule,
         CalendarModule,
         HealthModule,
         BootstrapModule,

@@ -50,8 +50,7 @@ describe('the real agent against real TLS servers', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    await t.app.listen(0, '127.0.0.1');
-    apiUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    apiUrl = t.baseUrl;
     admin = await login(t);
     const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
     token = (

@@ -14,6 +14,8 @@ export interface AppConfig {
   publicUrl: string | null;
   admin: { email: string | null; password: string | null };
   embeddedScanner: boolean;
+  /** Fill an empty Mozilla store from the roots bundled with Node.js at start-up (trust verdicts offline, day one). */
+  seedRootStores: boolean;
   logLevel: LogLevel;
 }
 

@@ -50,6 +50,7 @@ export async function prepareRuntime(env: Environment, log: (message: string) =>
     publicUrl: env.publicUrl,
     admin: { email: env.adminEmail, password: env.adminPassword },
     embeddedScanner: env.embeddedScanner,
+    seedRootStores: true,
     logLevel: env.logLevel,
   };
   if (env.databaseUrl !== null) {

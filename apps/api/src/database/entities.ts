@@ -8,7 +8,10 @@ import { SamlDocumentEntity } from '../modules/ingest/saml-document.entity';
 import { TlsProfileHistoryEntity } from '../modules/ingest/tls-profile-history.entity';
 import { ScanHistoryEntity } from '../modules/endpoints/scan-history.entity';
 import { TlsProfileEntity } from '../modules/endpoints/tls-profile.entity';
+import { MaintenanceRunEntity } from '../modules/maintenance/maintenance-run.entity';
 import { ScannerEntity } from '../modules/scanners/scanner.entity';
+import { RootStoreAnchorEntity } from '../modules/trust/root-store-anchor.entity';
+import { RootStoreEntity } from '../modules/trust/root-store.entity';
 import { SettingEntity } from '../modules/settings/setting.entity';
 import { NotificationTemplateEntity } from '../modules/templates/notification-template.entity';
 import { UserEntity } from '../modules/users/user.entity';
@@ -29,4 +32,7 @@ export const ENTITIES = [
   SettingEntity,
   NotificationTemplateEntity,
   AlertRecordEntity,
+  RootStoreEntity,
+  RootStoreAnchorEntity,
+  MaintenanceRunEntity,
 ];

@@ -17,6 +17,8 @@ export interface TestApp {
   app: NestExpressApplication;
   /** Requests through the real HTTP pipeline (supertest on the app's server). */
   http: ReturnType<typeof request>;
+  /** Where the app listens (127.0.0.1, a free port), for clients other than supertest. */
+  baseUrl: string;
   clock: FakeClock;
   config: AppConfig;
   databaseName: string;
@@ -36,6 +38,8 @@ export function testConfig(databaseName: string, overrides: Partial<AppConfig> =
     publicUrl: null,
     admin: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
     embeddedScanner: false,
+    // Parsing Node's 140-odd bundled roots in every test app would only slow the suite; trust tests turn it on.
+    seedRootStores: false,
     logLevel: 'debug',
     ...overrides,
   };
@@ -56,10 +60,16 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
   const logs: Record<string, unknown>[] = [];
   const logger = new JsonLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
   const app = await createApp(config, { logger, clock });
-  await app.init();
+  // Listen once: supertest on an unbound server opens and closes a port per request, which
+  // resets connections when the machine is busy. Idle keep-alive sockets stay open meanwhile.
+  await app.listen(0, '127.0.0.1');
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = 60_000;
+  const baseUrl = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
   return {
     app,
-    http: request(app.getHttpServer()),
+    http: request(baseUrl),
+    baseUrl,
     clock,
     config,
     databaseName,

@@ -2,6 +2,13 @@ import { InitialSchema1795269600000 } from './1795269600000-InitialSchema';
 import { Inventory1795273200000 } from './1795273200000-Inventory';
 import { ScanIngest1795276800000 } from './1795276800000-ScanIngest';
 import { Notifications1795280400000 } from './1795280400000-Notifications';
+import { Trust1795284000000 } from './1795284000000-Trust';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
-export const MIGRATIONS = [InitialSchema1795269600000, Inventory1795273200000, ScanIngest1795276800000, Notifications1795280400000];
+export const MIGRATIONS = [
+  InitialSchema1795269600000,
+  Inventory1795273200000,
+  ScanIngest1795276800000,
+  Notifications1795280400000,
+  Trust1795284000000,
+];
