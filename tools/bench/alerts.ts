@@ -81,6 +81,7 @@ async function main(): Promise<void> {
       admin: { email: 'bench@example.com', password: 'bench-password-1' },
       embeddedScanner: false,
       seedRootStores: false,
+      retentionDays: 365,
       logLevel: 'error',
     },
     { logger: false },

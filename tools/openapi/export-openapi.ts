@@ -24,6 +24,7 @@ export async function generateOpenApiJson(): Promise<string> {
       admin: { email: null, password: null },
       embeddedScanner: false,
       seedRootStores: false,
+      retentionDays: 365,
       logLevel: 'error',
     },
     { preview: true, logger: false },

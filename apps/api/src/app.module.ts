@@ -16,6 +16,7 @@ import { CertificatesModule } from './modules/certificates/certificates.module';
 import { EndpointsModule } from './modules/endpoints/endpoints.module';
 import { HealthModule } from './modules/health/health.module';
 import { IngestModule } from './modules/ingest/ingest.module';
+import { MaintenanceModule } from './modules/maintenance/maintenance.module';
 import { ScannersModule } from './modules/scanners/scanners.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TemplatesModule } from './modules/templates/templates.module';
@@ -63,6 +64,7 @@ export class AppModule {
         TemplatesModule,
         AlertsModule,
         TrustModule,
+        MaintenanceModule,
         CalendarModule,
         HealthModule,
         BootstrapModule,

@@ -16,6 +16,8 @@ export interface AppConfig {
   embeddedScanner: boolean;
   /** Fill an empty Mozilla store from the roots bundled with Node.js at start-up (trust verdicts offline, day one). */
   seedRootStores: boolean;
+  /** Scan history and historical links older than this are purged nightly (RETENTION_DAYS). */
+  retentionDays: number;
   logLevel: LogLevel;
 }
 

@@ -15,6 +15,7 @@ export interface Environment {
   adminEmail: string | null;
   adminPassword: string | null;
   embeddedScanner: boolean;
+  retentionDays: number;
   logLevel: LogLevel;
 }
 
@@ -69,6 +70,12 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
   );
   const adminPassword = check<string | null>('ADMIN_PASSWORD', (raw) => (raw.length >= 8 ? raw : '!must be at least 8 characters'), null);
   const embeddedScanner = check('EMBEDDED_SCANNER', parseBoolean, databaseUrl === null);
+  const retentionDays = check(
+    'RETENTION_DAYS',
+    (raw) =>
+      /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 36500 ? Number(raw) : '!must be a whole number of days from 1 to 36500',
+    365,
+  );
   const logLevel = check<LogLevel>(
     'LOG_LEVEL',
     (raw) => (LOG_LEVELS.includes(raw as LogLevel) ? raw : `!must be one of ${LOG_LEVELS.join(', ')}`),
@@ -95,6 +102,7 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
     adminEmail,
     adminPassword,
     embeddedScanner,
+    retentionDays,
     logLevel,
   };
 }

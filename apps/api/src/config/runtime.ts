@@ -51,6 +51,7 @@ export async function prepareRuntime(env: Environment, log: (message: string) =>
     admin: { email: env.adminEmail, password: env.adminPassword },
     embeddedScanner: env.embeddedScanner,
     seedRootStores: true,
+    retentionDays: env.retentionDays,
     logLevel: env.logLevel,
   };
   if (env.databaseUrl !== null) {

@@ -40,6 +40,7 @@ export function testConfig(databaseName: string, overrides: Partial<AppConfig> =
     embeddedScanner: false,
     // Parsing Node's 140-odd bundled roots in every test app would only slow the suite; trust tests turn it on.
     seedRootStores: false,
+    retentionDays: 365,
     logLevel: 'debug',
     ...overrides,
   };

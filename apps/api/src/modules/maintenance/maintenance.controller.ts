@@ -1,0 +1,42 @@
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiConflictResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { RequirePermission } from '../../common/auth/route-access';
+import { Actor } from '../audit/actor.decorator';
+import type { ActorContext } from '../audit/audit.service';
+import { MaintenanceService, type TaskResult } from './maintenance.service';
+
+export class MaintenanceTaskDto {
+  @ApiProperty({ enum: ['purge-history', 'prune-certificates', 'purge-alert-records'] }) name!: string;
+  @ApiProperty({ description: 'Cron expression (UTC).' }) schedule!: string;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastRunAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: '`succeeded` or `failed: <reason>`.' }) lastOutcome!: string | null;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: { type: 'integer' } }) lastCounts!: Record<string, number> | null;
+}
+
+export class MaintenanceResultDto {
+  @ApiProperty() name!: string;
+  @ApiProperty() outcome!: string;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' } }) counts!: Record<string, number>;
+}
+
+@ApiTags('maintenance')
+@Controller('maintenance/tasks')
+export class MaintenanceController {
+  constructor(private readonly maintenance: MaintenanceService) {}
+
+  @Get()
+  @RequirePermission('settings:view')
+  @ApiOkResponse({ type: [MaintenanceTaskDto] })
+  async listMaintenanceTasks(): Promise<MaintenanceTaskDto[]> {
+    return (await this.maintenance.listTasks()).map((task) => ({ ...task, lastRunAt: task.lastRunAt?.toISOString() ?? null }));
+  }
+
+  @Post(':name/run')
+  @HttpCode(200)
+  @RequirePermission('settings:edit')
+  @ApiOkResponse({ type: MaintenanceResultDto })
+  @ApiConflictResponse({ description: 'A run of this task is already going (on this or another replica).' })
+  runMaintenanceTask(@Param('name') name: string, @Actor() actor: ActorContext): Promise<TaskResult> {
+    return this.maintenance.runTask(name, actor);
+  }
+}

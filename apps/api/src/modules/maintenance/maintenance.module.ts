@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { MaintenanceController } from './maintenance.controller';
+import { MaintenanceRepository } from './maintenance.repository';
+import { MaintenanceScheduler } from './maintenance.scheduler';
+import { MaintenanceService } from './maintenance.service';
+
+@Module({
+  controllers: [MaintenanceController],
+  providers: [MaintenanceRepository, MaintenanceService, MaintenanceScheduler],
+})
+export class MaintenanceModule {}

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { MaintenanceRunEntity } from './maintenance-run.entity';
+
+// Each task has its own advisory lock key: 7_341_200 + its index.
+const TASK_LOCK_BASE = 7_341_200;
+
+@Injectable()
+export class MaintenanceRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Runs `work` if no other run of this task holds its lock; null when one does (skipped). */
+  async withTaskLock<T>(taskIndex: number, work: () => Promise<T>): Promise<T | null> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [TASK_LOCK_BASE + taskIndex])) as {
+        locked: boolean;
+      }[];
+      if (!locked) return null;
+      try {
+        return await work();
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1)', [TASK_LOCK_BASE + taskIndex]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  lastRuns(): Promise<MaintenanceRunEntity[]> {
+    return this.dataSource.getRepository(MaintenanceRunEntity).find();
+  }
+
+  async recordRun(task: string, at: Date, outcome: string, counts: Record<string, number>): Promise<void> {
+    await this.dataSource
+      .getRepository(MaintenanceRunEntity)
+      .upsert({ task, lastRunAt: at, lastOutcome: outcome, lastCounts: counts }, ['task']);
+  }
+
+  /**
+   * Scan history and historical links older than the retention period. The newest history row of
+   * each endpoint is kept whatever its age, so an endpoint never loses its last observation.
+   */
+  async purgeHistory(before: Date): Promise<Record<string, number>> {
+    return this.dataSource.transaction(async (manager) => {
+      const history = await manager.query<[unknown[], number]>(
+        `DELETE FROM scan_history h
+          WHERE h.scanned_at < $1
+            AND h.id <> (SELECT n.id FROM scan_history n WHERE n.endpoint_id = h.endpoint_id ORDER BY n.scanned_at DESC, n.id DESC LIMIT 1)`,
+        [before],
+      );
+      const links = await manager.query<[unknown[], number]>(
+        'DELETE FROM endpoint_certificates WHERE NOT is_current AND last_seen_at < $1',
+        [before],
+      );
+      const profiles = await manager.query<[unknown[], number]>('DELETE FROM endpoint_tls_profile_history WHERE scanned_at < $1', [before]);
+      return { scanHistory: history[1], historicalLinks: links[1], tlsProfileHistory: profiles[1] };
+    });
+  }
+
+  /**
+   * Certificates nothing references any more: no link, no anchor, no scan-history row, and not
+   * the issuer of a certificate that stays (a chain's intermediates are kept with their leaves).
+   * Repeats, because removing a leaf can free its issuers.
+   */
+  async pruneCertificates(): Promise<Record<string, number>> {
+    let pruned = 0;
+    for (let round = 0; round < 10; round += 1) {
+      const deleted = await this.dataSource.query<[unknown[], number]>(
+        `DELETE FROM certificates c
+          WHERE NOT EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = c.fingerprint)
+            AND NOT EXISTS (SELECT 1 FROM root_store_anchors a WHERE a.fingerprint = c.fingerprint)
+            AND NOT EXISTS (SELECT 1 FROM scan_history h WHERE h.fingerprint = c.fingerprint)
+            AND NOT EXISTS (
+              SELECT 1 FROM certificates child
+               WHERE child.fingerprint <> c.fingerprint
+                 AND child.issuer_dn_hash = c.subject_dn_hash
+                 AND (child.authority_key_id IS NULL OR c.subject_key_id IS NULL OR child.authority_key_id = c.subject_key_id))`,
+      );
+      pruned += deleted[1];
+      if (deleted[1] === 0) break;
+    }
+    return { certificates: pruned };
+  }
+
+  /** Dedup records of certificates no longer current anywhere: they can never alert again as they are. */
+  async purgeAlertRecords(): Promise<Record<string, number>> {
+    const deleted = await this.dataSource.query<[unknown[], number]>(
+      `DELETE FROM alert_records r WHERE NOT EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = r.fingerprint AND l.is_current)`,
+    );
+    return { alertRecords: deleted[1] };
+  }
+}

@@ -1,0 +1,99 @@
+import { ConflictException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { type ActorContext, AuditService } from '../audit/audit.service';
+import { MaintenanceRepository } from './maintenance.repository';
+
+export const MAINTENANCE_SCHEDULE = '30 3 * * *';
+const SYSTEM: ActorContext = { actor: 'system', actorId: null, requestId: null };
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface TaskStatus {
+  name: string;
+  schedule: string;
+  lastRunAt: Date | null;
+  lastOutcome: string | null;
+  lastCounts: Record<string, number> | null;
+}
+
+export interface TaskResult {
+  name: string;
+  outcome: string;
+  counts: Record<string, number>;
+}
+
+/**
+ * The nightly pipeline, each task also runnable on demand. Every task runs under its own
+ * advisory lock (a second run while one is going is refused, not run twice), records its last
+ * run, outcome and counts, and writes an audit entry.
+ */
+@Injectable()
+export class MaintenanceService {
+  private readonly logger = new Logger('Maintenance');
+  private readonly tasks: { name: string; run: () => Promise<Record<string, number>> }[];
+
+  constructor(
+    private readonly maintenance: MaintenanceRepository,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    // In pipeline order: history first, so pruning sees what retention freed.
+    this.tasks = [
+      {
+        name: 'purge-history',
+        run: () => this.maintenance.purgeHistory(new Date(this.clock.now().getTime() - this.config.retentionDays * DAY_MS)),
+      },
+      { name: 'prune-certificates', run: () => this.maintenance.pruneCertificates() },
+      { name: 'purge-alert-records', run: () => this.maintenance.purgeAlertRecords() },
+    ];
+  }
+
+  async listTasks(): Promise<TaskStatus[]> {
+    const runs = new Map((await this.maintenance.lastRuns()).map((run) => [run.task, run]));
+    return this.tasks.map(({ name }) => {
+      const run = runs.get(name);
+      return {
+        name,
+        schedule: MAINTENANCE_SCHEDULE,
+        lastRunAt: run?.lastRunAt ?? null,
+        lastOutcome: run?.lastOutcome ?? null,
+        lastCounts: run?.lastCounts ?? null,
+      };
+    });
+  }
+
+  async runTask(name: string, actor: ActorContext = SYSTEM): Promise<TaskResult> {
+    const index = this.tasks.findIndex((task) => task.name === name);
+    if (index < 0) throw new NotFoundException(`Unknown maintenance task ${name}; known: ${this.tasks.map((t) => t.name).join(', ')}.`);
+    const result = await this.maintenance.withTaskLock(index, async () => {
+      let outcome = 'succeeded';
+      let counts: Record<string, number> = {};
+      try {
+        counts = await this.tasks[index].run();
+      } catch (error) {
+        outcome = `failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.logger.error(`Maintenance task ${name} failed: ${outcome}`);
+      }
+      await this.maintenance.recordRun(name, this.clock.now(), outcome, counts);
+      await this.audit.record(actor, {
+        action: `maintenance:${name}`,
+        targetType: 'maintenance',
+        targetId: name,
+        details: { outcome, counts },
+      });
+      return { name, outcome, counts };
+    });
+    if (!result) throw new ConflictException(`Maintenance task ${name} is already running.`);
+    return result;
+  }
+
+  /** The whole pipeline, in order; a task already running elsewhere is skipped. */
+  async runPipeline(): Promise<void> {
+    for (const task of this.tasks) {
+      await this.runTask(task.name).catch((error: unknown) =>
+        this.logger.warn(`Skipped ${task.name}: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    }
+  }
+}
