@@ -9,3 +9,4 @@ export * from './tls';
 export * from './concurrency';
 export * from './alert-bucket';
 export * from './templates';
+export * from './trust';
