@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { checkApiReachable } from './api-client';
+import { ApiError, ScannerApiClient } from './api-client';
 
 function listen(server: Server | ReturnType<typeof createTcpServer>): Promise<string> {
   return new Promise((resolve) =>
@@ -9,18 +9,26 @@ function listen(server: Server | ReturnType<typeof createTcpServer>): Promise<st
   );
 }
 
-describe('checkApiReachable', () => {
-  it('is reachable when health answers 200, and not when it answers 503', async () => {
+const config = { id: 's', name: 'dmz', isDefault: false, scanCronExpression: '0 * * * *', scanConcurrency: 5, discoveryNetworks: [] };
+
+describe('ScannerApiClient', () => {
+  it('reads the configuration with the bearer token, and reports a 5xx as transient and a 401 as fatal', async () => {
     let status = 200;
+    const seen: (string | undefined)[] = [];
     const server = createServer((req, res) => {
-      res.statusCode = req.url === '/api/v1/health' ? status : 404;
-      res.end('{}');
+      seen.push(req.headers.authorization);
+      res.statusCode = req.url === '/api/v1/scanner/config' ? status : 404;
+      res.end(JSON.stringify(config));
     });
     const url = await listen(server);
+    const client = new ScannerApiClient(url, 'stx_s_token', 2000);
     try {
-      await expect(checkApiReachable(url, 2000)).resolves.toEqual({ reachable: true });
+      await expect(client.getConfig()).resolves.toEqual(config);
+      expect(seen).toEqual(['Bearer stx_s_token']);
       status = 503;
-      await expect(checkApiReachable(url, 2000)).resolves.toEqual({ reachable: false, reason: 'health answered 503' });
+      await expect(client.getConfig()).rejects.toMatchObject({ status: 503, transient: true });
+      status = 401;
+      await expect(client.getConfig()).rejects.toMatchObject({ status: 401, transient: false });
     } finally {
       server.close();
     }
@@ -32,7 +40,9 @@ describe('checkApiReachable', () => {
     const url = await listen(silent);
     try {
       const started = Date.now();
-      await expect(checkApiReachable(url, 300)).resolves.toEqual({ reachable: false, reason: 'no answer within 300 ms' });
+      const failure = new ScannerApiClient(url, 'stx_s_token', 300).getWork();
+      await expect(failure).rejects.toBeInstanceOf(ApiError);
+      await expect(failure).rejects.toThrow('API unreachable: no answer within 300 ms');
       expect(Date.now() - started).toBeLessThan(5000);
     } finally {
       sockets.forEach((socket) => socket.destroy());
@@ -40,10 +50,14 @@ describe('checkApiReachable', () => {
     }
   });
 
-  it('reports a refused connection', async () => {
+  it('reports a refused connection as transient', async () => {
     const server = createServer();
     const url = await listen(server);
     await new Promise((resolve) => server.close(resolve));
-    await expect(checkApiReachable(url, 2000)).resolves.toEqual({ reachable: false, reason: 'ECONNREFUSED' });
+    await expect(new ScannerApiClient(url, 'stx_s_token', 2000).getConfig()).rejects.toMatchObject({
+      message: 'API unreachable: ECONNREFUSED',
+      transient: true,
+      status: null,
+    });
   });
 });

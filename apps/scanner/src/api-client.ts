@@ -12,8 +12,6 @@ export class ApiError extends Error {
   }
 }
 
-export type Reachability = { reachable: true } | { reachable: false; reason: string };
-
 /** The agent's side of the scanner protocol; every call has a deadline. */
 export class ScannerApiClient {
   constructor(
@@ -54,19 +52,6 @@ export class ScannerApiClient {
       throw new ApiError(`API answered ${response.status}: ${text.trim().slice(0, 300)}`, response.status, transient);
     }
     return JSON.parse(text) as T;
-  }
-}
-
-/**
- * Asks the API's health route, bounded by a deadline: the agent never waits on a silent server.
- */
-export async function checkApiReachable(apiUrl: string, deadlineMs: number): Promise<Reachability> {
-  try {
-    const response = await fetch(`${apiUrl}/api/v1/health`, { signal: AbortSignal.timeout(deadlineMs) });
-    await response.arrayBuffer();
-    return response.ok ? { reachable: true } : { reachable: false, reason: `health answered ${response.status}` };
-  } catch (error) {
-    return { reachable: false, reason: describeFetchFailure(error, deadlineMs) };
   }
 }
 

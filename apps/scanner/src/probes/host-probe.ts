@@ -8,7 +8,7 @@ import {
   type SecureContext,
   type TLSSocket,
 } from 'node:tls';
-import type { HostScanResult, HostWorkItem, TlsProfile, TlsVersionName } from '@certkeeper/domain';
+import { certificateToPem, type HostScanResult, type HostWorkItem, type TlsProfile, type TlsVersionName } from '@certkeeper/domain';
 
 export interface HostProbeOptions {
   connectTimeoutMs?: number;
@@ -146,13 +146,9 @@ function presentedChain(leaf: DetailedPeerCertificate | undefined): string[] {
   const seen = new Set<string>();
   for (let certificate = leaf; certificate?.raw && !seen.has(certificate.fingerprint256); certificate = certificate.issuerCertificate) {
     seen.add(certificate.fingerprint256);
-    chain.push(toPem(certificate.raw));
+    chain.push(certificateToPem(certificate.raw));
   }
   return chain;
-}
-
-function toPem(der: Buffer): string {
-  return `-----BEGIN CERTIFICATE-----\n${(der.toString('base64').match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
 function describeSocketError(error: NodeJS.ErrnoException, target: string): string {

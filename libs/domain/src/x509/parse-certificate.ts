@@ -21,7 +21,7 @@ export function parseDerCertificate(bytes: Uint8Array): ParsedCertificate {
   const certificate = new x509.X509Certificate(der);
   return {
     der,
-    pem: toPem(der),
+    pem: certificateToPem(der),
     fingerprintSha256: digestHex('sha256', der),
     fingerprintSha1: digestHex('sha1', der),
     serialNumber: serialNumberHex(structure.serialNumber),
@@ -43,7 +43,8 @@ export function parseDerCertificate(bytes: Uint8Array): ParsedCertificate {
   };
 }
 
-function toPem(der: Uint8Array): string {
+/** DER as one canonical PEM block: 64-character base64 lines, ending in a newline. */
+export function certificateToPem(der: Uint8Array): string {
   const base64 = Buffer.from(der).toString('base64');
   const lines: string[] = [];
   for (let start = 0; start < base64.length; start += PEM_LINE_LENGTH) lines.push(base64.slice(start, start + PEM_LINE_LENGTH));

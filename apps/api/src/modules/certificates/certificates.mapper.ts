@@ -1,4 +1,4 @@
-import { daysRemaining } from '@certkeeper/domain';
+import { certificateToPem, daysRemaining } from '@certkeeper/domain';
 import { toCurrentCertificate } from '../endpoints/endpoints.mapper';
 import type { LinkedEndpointRow } from '../links/links.repository';
 import type { CertificateEntity } from './certificate.entity';
@@ -59,7 +59,7 @@ export function toCertificateDetail(
     subjectKeyId: certificate.subjectKeyId,
     authorityKeyId: certificate.authorityKeyId,
     pathLength: certificate.pathLength,
-    pem: toPem(certificate.der),
+    pem: certificateToPem(certificate.der),
     currentEndpoints: related.current.map(toLinkedEndpoint),
     historicalEndpoints: related.historical.map(toLinkedEndpoint),
   };
@@ -67,9 +67,4 @@ export function toCertificateDetail(
 
 export function toActiveCertificate(row: ActiveLinkRow, now: Date): ActiveCertificateDto {
   return { endpointId: row.endpointId, endpointName: row.endpointName, endpointType: row.endpointType, ...toCurrentCertificate(row, now) };
-}
-
-function toPem(der: Buffer): string {
-  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }

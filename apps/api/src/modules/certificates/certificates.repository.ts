@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ParsedCertificate } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
+import { escapeLike } from '../../database/like';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import type { CertUse } from '../links/endpoint-certificate.entity';
@@ -60,11 +61,10 @@ export interface LookupCriteria {
   hostnameCandidates?: string[];
 }
 
-const SUMMARY_COLUMNS = `c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
+/** The columns of a list row, for any query that aliases certificates as `c`. */
+export const SUMMARY_COLUMNS = `c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
   c.serial_number AS "serialNumber", c.not_before AS "notBefore", c.not_after AS "notAfter", c.key_algorithm AS "keyAlgorithm",
   c.key_size AS "keySize", c.is_ca AS "isCa", c.self_signed AS "selfSigned", c.trusted_by AS "trustedBy", c.is_trust_anchor AS "isTrustAnchor"`;
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Builds `$n` placeholders while collecting their values. */
 class Params {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { escapeLike } from '../../database/like';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
 import type { ScanHistoryEntity } from './scan-history.entity';
@@ -57,8 +58,6 @@ const SELECT_ENDPOINT = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints e ${LATEST_SC
 
 // Serialises endpoint writes, so the duplicate check and the insert cannot interleave.
 const ENDPOINT_WRITE_LOCK_KEY = 7_341_104;
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 @Injectable()
 export class EndpointsRepository {

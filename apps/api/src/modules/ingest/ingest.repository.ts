@@ -149,14 +149,6 @@ export class IngestRepository {
     );
   }
 
-  async countTlsProfileHistory(endpointId: string): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
-      'SELECT count(*)::int AS n FROM endpoint_tls_profile_history WHERE endpoint_id = $1',
-      [endpointId],
-    );
-    return rows[0].n;
-  }
-
   /** Keeps each distinct document once. */
   async saveSamlDocument(digest: string, document: string, at: Date, transaction: Transaction): Promise<void> {
     await transaction.query(

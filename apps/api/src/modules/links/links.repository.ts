@@ -38,10 +38,6 @@ export interface LinkedEndpointRow {
 export class LinksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  inTransaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   /**
    * Locks the endpoint row for the rest of the transaction, so two sightings on one endpoint
    * apply one after the other. False when the endpoint does not exist.

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../database/transaction';
-import type { CertificateSummary } from '../certificates/certificates.repository';
+import { type CertificateSummary, SUMMARY_COLUMNS } from '../certificates/certificates.repository';
 
 export interface RootStoreRow {
   id: string;
@@ -11,10 +11,6 @@ export interface RootStoreRow {
   updatedAt: Date | null;
   source: string | null;
 }
-
-const SUMMARY_COLUMNS = `c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
-  c.serial_number AS "serialNumber", c.not_before AS "notBefore", c.not_after AS "notAfter", c.key_algorithm AS "keyAlgorithm",
-  c.key_size AS "keySize", c.is_ca AS "isCa", c.self_signed AS "selfSigned", c.trusted_by AS "trustedBy", c.is_trust_anchor AS "isTrustAnchor"`;
 
 @Injectable()
 export class TrustRepository {
