@@ -262,6 +262,37 @@ describe('TrustEvaluator', () => {
     });
   });
 
+  describe('signatures verified before', () => {
+    it('reports each newly verified (certificate, issuer) pair once, and nothing for pairs the certificate lists', () => {
+      const evaluator = new TrustEvaluator([root, intermediate], anchorsOf(root, 'mozilla'));
+      evaluator.evaluate(leaf);
+      expect(evaluator.takeNewlyVerified()).toEqual(
+        new Map([
+          [leaf.fingerprintSha256, new Set([intermediate.fingerprintSha256])],
+          [intermediate.fingerprintSha256, new Set([root.fingerprintSha256])],
+        ]),
+      );
+      expect(evaluator.takeNewlyVerified().size).toBe(0);
+
+      const listed = { ...leaf, verifiedIssuers: [intermediate.fingerprintSha256] };
+      const next = new TrustEvaluator([root, { ...intermediate, verifiedIssuers: [root.fingerprintSha256] }], anchorsOf(root, 'mozilla'));
+      expect(next.evaluate(listed).trustedBy).toEqual(['mozilla']);
+      expect(next.takeNewlyVerified().size).toBe(0);
+    });
+
+    it('takes a listed pair without checking the signature again', async () => {
+      const impostor = {
+        ...mintedIntermediate,
+        keys: { publicKey: mintedIntermediate.keys.publicKey, privateKey: attackerKeys.privateKey },
+      };
+      const unverifiable = parsed(await mintCertificate({ issuer: impostor }));
+      expect(trustedBy([root, intermediate], anchorsOf(root, 'mozilla'), unverifiable)).toEqual([]);
+      // Only the service writes verifiedIssuers, after a verification: here it stands for one.
+      const listed = { ...unverifiable, verifiedIssuers: [intermediate.fingerprintSha256] };
+      expect(trustedBy([root, intermediate], anchorsOf(root, 'mozilla'), listed)).toEqual(['mozilla']);
+    });
+  });
+
   describe('many leaves under one intermediate', () => {
     const LEAVES = 2000;
     let leaves: TrustCandidate[];

@@ -28,7 +28,13 @@ export type TrustCandidate = Pick<
   | 'isCa'
   | 'pathLength'
   | 'selfSigned'
->;
+> & {
+  /**
+   * Issuers (SHA-256 fingerprints) whose signature on this certificate was verified before:
+   * a signature never changes, so a stored verdict spares re-evaluations the expensive step.
+   */
+  verifiedIssuers?: readonly string[];
+};
 
 export interface TrustVerdict {
   /** Stores in which the certificate chains to an anchor, in ROOT_STORE_IDS order; [] for none. */
@@ -75,6 +81,8 @@ export class TrustEvaluator {
   private readonly anchorStoresMemo = new Map<string, number>();
   private readonly storesThroughMemo = new Map<string, number>();
   private readonly signatureMemo = new Map<string, boolean>();
+  /** child -> issuers whose signatures this evaluator verified and the child did not list yet. */
+  private readonly newlyVerified = new Map<string, Set<string>>();
   private readonly publicKeys = new Map<string, KeyObject | null>();
 
   constructor(pool: Iterable<TrustCandidate>, anchors: Iterable<TrustAnchor>) {
@@ -86,6 +94,16 @@ export class TrustEvaluator {
     const anchorStores = this.anchorStoresOf(certificate);
     const stores = this.storesAbove(certificate, 0, anchorStores);
     return { trustedBy: storeIds(stores), isTrustAnchor: anchorStores !== NO_STORES };
+  }
+
+  /**
+   * The (certificate, issuer) signatures verified since the last call that the certificates did
+   * not already list in `verifiedIssuers`: for the caller to store, so the next evaluation skips them.
+   */
+  takeNewlyVerified(): Map<string, Set<string>> {
+    const taken = new Map(this.newlyVerified);
+    this.newlyVerified.clear();
+    return taken;
   }
 
   private indexAnchor(anchor: TrustAnchor): void {
@@ -187,13 +205,21 @@ export class TrustEvaluator {
 
   /** Memoised for retained children (CAs are revisited per `below`); a leaf is checked once per evaluation anyway. */
   private signatureVerifies(child: TrustCandidate, issuer: TrustCandidate): boolean {
+    if (child.verifiedIssuers?.includes(issuer.fingerprintSha256)) return true;
     const memoKey = child.fingerprintSha256 + issuer.fingerprintSha256;
     const memoised = this.signatureMemo.get(memoKey);
     if (memoised !== undefined) return memoised;
     const issuerKey = this.publicKey(issuer);
     const verifies = issuerKey !== null && verifyCertificateSignature(child.der, issuerKey);
+    if (verifies) this.recordVerified(child.fingerprintSha256, issuer.fingerprintSha256);
     if (this.retained.has(child.fingerprintSha256)) this.signatureMemo.set(memoKey, verifies);
     return verifies;
+  }
+
+  private recordVerified(child: string, issuer: string): void {
+    const issuers = this.newlyVerified.get(child) ?? new Set<string>();
+    issuers.add(issuer);
+    this.newlyVerified.set(child, issuers);
   }
 
   /** Issuers are always retained certificates: each key is parsed once. */

@@ -3,6 +3,7 @@ import { Inventory1795273200000 } from './1795273200000-Inventory';
 import { ScanIngest1795276800000 } from './1795276800000-ScanIngest';
 import { Notifications1795280400000 } from './1795280400000-Notifications';
 import { Trust1795284000000 } from './1795284000000-Trust';
+import { TrustVerdicts1795287600000 } from './1795287600000-TrustVerdicts';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   ScanIngest1795276800000,
   Notifications1795280400000,
   Trust1795284000000,
+  TrustVerdicts1795287600000,
 ];

@@ -114,6 +114,10 @@ export class CertificateEntity {
   @Column({ type: 'boolean', default: false })
   isTrustAnchor!: boolean;
 
+  /** Issuers whose signature on this certificate was verified: a signature never changes, so re-evaluations skip them. */
+  @Column({ type: 'text', array: true, default: '{}' })
+  verifiedIssuers!: string[];
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;
 }

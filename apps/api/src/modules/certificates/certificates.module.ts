@@ -6,11 +6,13 @@ import { CertificatesRepository } from './certificates.repository';
 import { CertificatesService } from './certificates.service';
 import { EndpointCertificateController } from './endpoint-certificate.controller';
 import { SearchController } from './search.controller';
+import { TrustVerdictsRepository } from './trust-verdicts.repository';
+import { TrustVerdictsService } from './trust-verdicts.service';
 
 @Module({
   imports: [LinksModule, EndpointsModule],
   controllers: [CertificatesController, EndpointCertificateController, SearchController],
-  providers: [CertificatesRepository, CertificatesService],
-  exports: [CertificatesService],
+  providers: [CertificatesRepository, CertificatesService, TrustVerdictsRepository, TrustVerdictsService],
+  exports: [CertificatesService, TrustVerdictsService],
 })
 export class CertificatesModule {}

@@ -15,6 +15,7 @@ import {
   CertificatesRepository,
   type CertificateSummary,
 } from './certificates.repository';
+import { TrustVerdictsService } from './trust-verdicts.service';
 import { readUploadBody } from './upload-body';
 
 export interface EndpointUpload {
@@ -36,11 +37,20 @@ export class CertificatesService {
     private readonly linkQueries: LinksRepository,
     private readonly endpoints: EndpointsService,
     private readonly audit: AuditService,
+    private readonly verdicts: TrustVerdictsService,
   ) {}
 
-  /** Stores parsed certificates in the caller's transaction (scan ingestion); returns the new fingerprints. */
-  storeParsed(certificates: ParsedCertificate[], transaction: Transaction): Promise<Set<string>> {
-    return this.certificates.storeMany(certificates, transaction);
+  /**
+   * Stores parsed certificates in the caller's transaction and gives the new ones their trust
+   * verdicts there; returns the new fingerprints. Every way a certificate enters goes through here.
+   */
+  async storeParsed(certificates: ParsedCertificate[], transaction: Transaction): Promise<Set<string>> {
+    const created = await this.certificates.storeMany(certificates, transaction);
+    await this.verdicts.evaluateArrivals(
+      certificates.filter((certificate) => created.has(certificate.fingerprintSha256)),
+      transaction,
+    );
+    return created;
   }
 
   /** POST /certificates: stores every certificate of the body; `created` tells whether the first was new. */
@@ -48,7 +58,7 @@ export class CertificatesService {
     const { certificates } = readUploadBody(body);
     const first = certificates[0].fingerprintSha256;
     const inserted = await this.certificates.inTransaction(async (transaction) => {
-      const stored = await this.certificates.storeMany(certificates, transaction);
+      const stored = await this.storeParsed(certificates, transaction);
       if (stored.size > 0) {
         await this.audit.record(
           actor,
@@ -72,7 +82,7 @@ export class CertificatesService {
     const certUse = query.certUse ?? payload.certUse ?? 'manual';
     const first = payload.certificates[0].fingerprintSha256;
     const outcome = await this.certificates.inTransaction(async (transaction) => {
-      await this.certificates.storeMany(payload.certificates, transaction);
+      await this.storeParsed(payload.certificates, transaction);
       const sighting = await this.links.recordSighting(
         { endpointId, certUse, fingerprints: [first], mode: query.replace ? 'replace' : 'add' },
         transaction,

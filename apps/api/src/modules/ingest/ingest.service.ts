@@ -2,7 +2,6 @@ import { BadRequestException, Injectable } from '@nestjs/common';
 import {
   forEachConcurrently,
   type HostScanResult,
-  isCompleteChain,
   type ParsedCertificate,
   parseFirstCertificate,
   parseSamlMetadata,
@@ -15,6 +14,7 @@ import {
 import { Clock } from '../../common/clock';
 import type { Transaction } from '../../database/transaction';
 import { CertificatesService } from '../certificates/certificates.service';
+import { TrustVerdictsService } from '../certificates/trust-verdicts.service';
 import type { CertUse } from '../links/endpoint-certificate.entity';
 import { LinksService } from '../links/links.service';
 import { ScannersService } from '../scanners/scanners.service';
@@ -48,6 +48,7 @@ export class IngestService {
     private readonly ingest: IngestRepository,
     private readonly scanners: ScannersService,
     private readonly certificates: CertificatesService,
+    private readonly verdicts: TrustVerdictsService,
     private readonly links: LinksService,
     private readonly clock: Clock,
   ) {}
@@ -125,7 +126,7 @@ export class IngestService {
           resolvedIp: result.resolvedIp,
           fingerprint: leaf?.fingerprintSha256 ?? null,
           tlsVersion: result.tlsVersion,
-          chainComplete: chain && chain.length > 0 ? isCompleteChain(chain) : null,
+          chainComplete: chain && chain.length > 0 ? await this.verdicts.isPresentedChainComplete(chain, transaction) : null,
         },
         transaction,
       );

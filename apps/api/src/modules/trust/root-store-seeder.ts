@@ -4,6 +4,7 @@ import { parseCertificates } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CertificatesService } from '../certificates/certificates.service';
+import { TrustVerdictsService } from '../certificates/trust-verdicts.service';
 import { TrustRepository } from './trust.repository';
 
 export const NODE_BUNDLED_SOURCE = 'node:bundled';
@@ -20,6 +21,7 @@ export class RootStoreSeeder implements OnApplicationBootstrap {
   constructor(
     private readonly trust: TrustRepository,
     private readonly certificates: CertificatesService,
+    private readonly verdicts: TrustVerdictsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -31,7 +33,7 @@ export class RootStoreSeeder implements OnApplicationBootstrap {
   /** Returns the number of anchors seeded (0 when the store was already filled). */
   async seedMozillaIfEmpty(): Promise<number> {
     const parsed = parseCertificates(rootCertificates.join('\n'), { maxCertificates: Infinity });
-    return this.trust.inTransaction(async (transaction) => {
+    const seeded = await this.trust.inTransaction(async (transaction) => {
       // Serialised with other replicas starting at the same time; the check runs under the lock.
       const claimed = await this.trust.claimEmptyStore('mozilla', transaction);
       if (!claimed) return 0;
@@ -46,5 +48,7 @@ export class RootStoreSeeder implements OnApplicationBootstrap {
       this.logger.log(`Seeded the Mozilla root store with ${parsed.certificates.length} roots bundled with Node.js.`);
       return parsed.certificates.length;
     });
+    if (seeded > 0) await this.verdicts.reevaluateAll();
+    return seeded;
   }
 }
