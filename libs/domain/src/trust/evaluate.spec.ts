@@ -1,8 +1,6 @@
-import { createHash, KeyObject, sign, webcrypto, X509Certificate } from 'node:crypto';
-import { generateKeyPair, mintCertificate, type MintedCertificate } from '../testing';
+import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
+import { generateKeyPair, mintCertificate, type MintedCertificate, reissueWithSerials } from '../testing';
 import { parseCertificates } from '../x509/parse-certificates';
-import { readCertificateStructure } from '../x509/certificate-structure';
-import { readChildren, readSingleDerElement } from '../x509/der';
 import type { ParsedCertificate } from '../x509/types';
 import { x509 } from '../x509/x509-library';
 import type { RootStoreId } from './ccadb';
@@ -58,28 +56,13 @@ async function mintCaWithKeyId(options: {
   return { der: new Uint8Array(certificate.rawData), pem: `${certificate.toString('pem')}\n`, keys: options.keys, certificate };
 }
 
-/**
- * `count` copies of `template` that differ only in their serial number, each signed anew by
- * `issuerKey`: minting takes milliseconds a certificate, this a few microseconds. Every other
- * field, hence the rest of the candidate, is the template's.
- */
+/** `count` copies of `template` under new serial numbers, each a real certificate signed by `issuerKey`. */
 function reissue(template: ParsedCertificate, issuerKey: KeyObject, count: number): TrustCandidate[] {
-  const [tbsCertificate, signatureAlgorithm] = readChildren(readSingleDerElement(template.der));
-  const serialNumber = readCertificateStructure(template.der).serialNumber;
-  const serialEnd = serialNumber.byteOffset + serialNumber.length - tbsCertificate.encoded.byteOffset;
-  return Array.from({ length: count }, (_, i) => {
-    const tbs = Buffer.from(tbsCertificate.encoded);
-    tbs.writeUInt32BE(i, serialEnd - 4);
-    const signature = Buffer.concat([Buffer.of(0), sign('sha256', tbs, issuerKey)]);
-    const der = derElement(0x30, Buffer.concat([tbs, signatureAlgorithm.encoded, derElement(0x03, signature)]));
-    return { ...template, der, fingerprintSha256: createHash('sha256').update(der).digest('hex') };
-  });
-}
-
-function derElement(tag: number, content: Buffer): Buffer {
-  if (content.length < 0x80) return Buffer.concat([Buffer.of(tag, content.length), content]);
-  const length = Buffer.from(content.length.toString(16).padStart(content.length > 0xff ? 4 : 2, '0'), 'hex');
-  return Buffer.concat([Buffer.of(tag, 0x80 | length.length), length, content]);
+  return reissueWithSerials(template.der, issuerKey, count).map((der) => ({
+    ...template,
+    der,
+    fingerprintSha256: createHash('sha256').update(der).digest('hex'),
+  }));
 }
 
 describe('TrustEvaluator', () => {

@@ -4,6 +4,7 @@ import { ScanIngest1795276800000 } from './1795276800000-ScanIngest';
 import { Notifications1795280400000 } from './1795280400000-Notifications';
 import { Trust1795284000000 } from './1795284000000-Trust';
 import { TrustVerdicts1795287600000 } from './1795287600000-TrustVerdicts';
+import { ScanHistoryFingerprintIndex1795291200000 } from './1795291200000-ScanHistoryFingerprintIndex';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Notifications1795280400000,
   Trust1795284000000,
   TrustVerdicts1795287600000,
+  ScanHistoryFingerprintIndex1795291200000,
 ];

@@ -3,6 +3,8 @@ import { EndpointEntity } from './endpoint.entity';
 
 /** One row per scan run of a host or saml endpoint, written by scan ingestion. */
 @Entity('scan_history')
+// Pruning asks, per certificate, whether any history row still names it.
+@Index('scan_history_fingerprint_idx', ['fingerprint'])
 @Index('scan_history_endpoint_scanned_at_idx', ['endpointId', 'scannedAt'])
 export class ScanHistoryEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'scan_history_pkey' })
@@ -27,7 +29,8 @@ export class ScanHistoryEntity {
   @Column({ type: 'text', nullable: true })
   resolvedIp!: string | null;
 
-  @Column({ type: 'text', nullable: true })
+  // "C" like every other fingerprint column: joins to certificates can then use the index.
+  @Column({ type: 'text', collation: 'C', nullable: true })
   fingerprint!: string | null;
 
   @Column({ type: 'text', nullable: true })
