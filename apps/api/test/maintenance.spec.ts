@@ -61,6 +61,7 @@ describe('maintenance', () => {
         lastCounts: unknown;
       }[];
       expect(tasks.map((task) => [task.name, task.lastOutcome])).toEqual([
+        ['refresh-root-stores', null],
         ['purge-history', 'succeeded'],
         ['prune-certificates', 'succeeded'],
         ['purge-alert-records', null],
@@ -95,10 +96,10 @@ describe('maintenance', () => {
     try {
       const admin = await login(t);
       await other.connect();
-      await other.query('SELECT pg_advisory_lock($1)', [7_341_200 + 1]); // prune-certificates, as another replica would hold it
+      await other.query('SELECT pg_advisory_lock($1)', [7_341_200 + 2]); // prune-certificates, as another replica would hold it
       const busy = await t.http.post('/api/v1/maintenance/tasks/prune-certificates/run').set(bearer(admin)).expect(409);
       expect(busy.text).toContain('already running');
-      await other.query('SELECT pg_advisory_unlock($1)', [7_341_200 + 1]);
+      await other.query('SELECT pg_advisory_unlock($1)', [7_341_200 + 2]);
       await t.http.post('/api/v1/maintenance/tasks/prune-certificates/run').set(bearer(admin)).expect(200);
       await t.http.post('/api/v1/maintenance/tasks/defragment/run').set(bearer(admin)).expect(404);
       const operator = (

@@ -1,5 +1,28 @@
 import type { LogLevel } from './environment';
 
+/** Where the root-store refresh reads the CCADB data: http(s) or file:// addresses. */
+export interface RootStoreSources {
+  /** The all-included-roots CSV: which store includes which root (ROOT_STORES_CSV_URL). */
+  csvUrl: string;
+  /** PEM reports holding the roots' certificates; together they must cover every root of the CSV (ROOT_STORES_PEM_URLS). */
+  pemUrls: string[];
+  /** Deadline of each download, redirects included (ROOT_STORES_FETCH_TIMEOUT). */
+  fetchTimeoutMs: number;
+}
+
+const CCADB = 'https://ccadb.my.salesforce-sites.com/ccadb';
+
+/**
+ * The public CCADB reports. The PEM reports are the all-certificate reports by decade of
+ * notBefore: the per-program PEM reports only cover Mozilla and Microsoft, and a root only Apple
+ * or Chrome includes would be missing from them, failing every refresh.
+ */
+export const CCADB_SOURCES: RootStoreSources = {
+  csvUrl: `${CCADB}/AllIncludedRootCertsCSV`,
+  pemUrls: ['1990', '2000', '2010', '2020'].map((decade) => `${CCADB}/AllCertificatePEMsCSVFormat?NotBeforeDecade=${decade}`),
+  fetchTimeoutMs: 5 * 60 * 1000,
+};
+
 /**
  * Everything the running application needs, fully resolved: the database URL points at a running
  * server and the secrets exist. Built from the environment by `prepareRuntime`, or directly by tests.
@@ -18,6 +41,8 @@ export interface AppConfig {
   seedRootStores: boolean;
   /** Scan history and historical links older than this are purged nightly (RETENTION_DAYS). */
   retentionDays: number;
+  /** Absent: CCADB_SOURCES (tools that never refresh need not say). */
+  rootStoreSources?: RootStoreSources;
   logLevel: LogLevel;
 }
 

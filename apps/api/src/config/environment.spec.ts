@@ -1,3 +1,4 @@
+import { CCADB_SOURCES } from './app-config';
 import { ConfigurationError, parseDuration, parseEnvironment } from './environment';
 
 const SECRET = 'x'.repeat(32);
@@ -106,6 +107,28 @@ describe('parseEnvironment', () => {
 
   it('turns the embedded scanner off by default with an external database', () => {
     expect(parseEnvironment({ DATABASE_URL: 'postgres://db/x', JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY_HEX }).embeddedScanner).toBe(false);
+  });
+
+  it('reads the root-store sources, defaulting to the public CCADB reports', () => {
+    expect(parseEnvironment({}).rootStoreSources).toEqual(CCADB_SOURCES);
+    expect(
+      parseEnvironment({
+        ROOT_STORES_CSV_URL: 'file:///srv/ccadb/roots.csv',
+        ROOT_STORES_PEM_URLS: 'https://mirror.example.com/a.pem, file:///srv/ccadb/b.pem',
+        ROOT_STORES_FETCH_TIMEOUT: '90s',
+      }).rootStoreSources,
+    ).toEqual({
+      csvUrl: 'file:///srv/ccadb/roots.csv',
+      pemUrls: ['https://mirror.example.com/a.pem', 'file:///srv/ccadb/b.pem'],
+      fetchTimeoutMs: 90_000,
+    });
+    const problems = problemsOf({
+      ROOT_STORES_CSV_URL: 'ftp://user:hunter2@mirror.example.com/roots.csv',
+      ROOT_STORES_PEM_URLS: 'https://ok.example.com/a.pem,not a url',
+      ROOT_STORES_FETCH_TIMEOUT: '2h',
+    });
+    expect(problems.map((p) => p.split(':')[0])).toEqual(['ROOT_STORES_CSV_URL', 'ROOT_STORES_PEM_URLS', 'ROOT_STORES_FETCH_TIMEOUT']);
+    expect(problems.join('\n')).not.toContain('hunter2');
   });
 
   it('treats blank values as unset', () => {

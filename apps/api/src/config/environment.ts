@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { CCADB_SOURCES, type RootStoreSources } from './app-config';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -16,6 +17,7 @@ export interface Environment {
   adminPassword: string | null;
   embeddedScanner: boolean;
   retentionDays: number;
+  rootStoreSources: RootStoreSources;
   logLevel: LogLevel;
 }
 
@@ -76,6 +78,11 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
       /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 36500 ? Number(raw) : '!must be a whole number of days from 1 to 36500',
     365,
   );
+  const rootStoreSources: RootStoreSources = {
+    csvUrl: check('ROOT_STORES_CSV_URL', parseSourceUrl, CCADB_SOURCES.csvUrl),
+    pemUrls: check('ROOT_STORES_PEM_URLS', parseSourceUrls, CCADB_SOURCES.pemUrls),
+    fetchTimeoutMs: check('ROOT_STORES_FETCH_TIMEOUT', parseFetchTimeout, CCADB_SOURCES.fetchTimeoutMs),
+  };
   const logLevel = check<LogLevel>(
     'LOG_LEVEL',
     (raw) => (LOG_LEVELS.includes(raw as LogLevel) ? raw : `!must be one of ${LOG_LEVELS.join(', ')}`),
@@ -103,6 +110,7 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
     adminPassword,
     embeddedScanner,
     retentionDays,
+    rootStoreSources,
     logLevel,
   };
 }
@@ -129,12 +137,44 @@ function parseJwtSecret(raw: string): string {
 
 /** `90`, `90s`, `30m`, `12h` or `7d`. */
 export function parseDuration(raw: string): number | string {
-  const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
-  if (!match) return '!must be a duration such as 3600, 30m, 12h or 7d';
-  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
-  const seconds = Number(match[1]) * unit;
+  const seconds = durationInSeconds(raw);
+  if (seconds === null) return '!must be a duration such as 3600, 30m, 12h or 7d';
   if (seconds < MIN_JWT_TTL_SECONDS || seconds > MAX_JWT_TTL_SECONDS) return '!must be between 1 minute and 30 days';
   return seconds;
+}
+
+/** Milliseconds, from a duration in seconds (`90`, `90s`, `5m`) of 1 second to 1 hour. */
+function parseFetchTimeout(raw: string): number | string {
+  const seconds = durationInSeconds(raw);
+  if (seconds === null) return '!must be a duration such as 300, 90s or 5m';
+  if (seconds < 1 || seconds > 3600) return '!must be between 1 second and 1 hour';
+  return seconds * 1000;
+}
+
+function durationInSeconds(raw: string): number | null {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
+  if (!match) return null;
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+// The problem names the variable, never its value: a source address may carry credentials.
+function parseSourceUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return ['http:', 'https:', 'file:'].includes(url.protocol) ? raw : '!must be an http, https or file URL';
+  } catch {
+    return '!must be an http, https or file URL';
+  }
+}
+
+/** Several addresses separated by commas (or white space); at least one. */
+function parseSourceUrls(raw: string): string[] | string {
+  const urls = raw.split(/[\s,]+/).filter(Boolean);
+  if (urls.length === 0) return '!must name at least one http, https or file URL';
+  const parsed = urls.map(parseSourceUrl);
+  const problem = parsed.find((url) => url.startsWith('!'));
+  return problem ?? parsed;
 }
 
 /** 32 bytes, as 64 hexadecimal characters or base64. */

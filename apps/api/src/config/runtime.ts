@@ -52,6 +52,7 @@ export async function prepareRuntime(env: Environment, log: (message: string) =>
     embeddedScanner: env.embeddedScanner,
     seedRootStores: true,
     retentionDays: env.retentionDays,
+    rootStoreSources: env.rootStoreSources,
     logLevel: env.logLevel,
   };
   if (env.databaseUrl !== null) {

@@ -41,6 +41,12 @@ export function testConfig(databaseName: string, overrides: Partial<AppConfig> =
     // Parsing Node's 140-odd bundled roots in every test app would only slow the suite; trust tests turn it on.
     seedRootStores: false,
     retentionDays: 365,
+    // Never the real CCADB: a refresh fails fast (connection refused) unless a test serves its own data.
+    rootStoreSources: {
+      csvUrl: 'http://127.0.0.1:9/ccadb/AllIncludedRootCertsCSV',
+      pemUrls: ['http://127.0.0.1:9/ccadb/roots.pem'],
+      fetchTimeoutMs: 10_000,
+    },
     logLevel: 'debug',
     ...overrides,
   };

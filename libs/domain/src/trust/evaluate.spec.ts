@@ -287,6 +287,21 @@ describe('TrustEvaluator', () => {
       expect(new X509Certificate(leaves[LEAVES - 1].der).verify(new X509Certificate(intermediate.der).publicKey)).toBe(true);
     });
 
+    it('gives the same verdicts with the signatures verified ahead in parallel, each once', async () => {
+      const evaluator = new TrustEvaluator([root, intermediate], anchorsOf(root, 'apple'));
+      const forged = parsed(
+        await mintCertificate({
+          issuer: { ...mintedIntermediate, keys: { publicKey: mintedIntermediate.keys.publicKey, privateKey: attackerKeys.privateKey } },
+        }),
+      );
+      await evaluator.prepare([...leaves.slice(0, 50), forged]);
+      expect(leaves.slice(0, 50).every((certificate) => evaluator.evaluate(certificate).trustedBy.join() === 'apple')).toBe(true);
+      expect(evaluator.evaluate(forged).trustedBy).toEqual([]);
+      const verified = evaluator.takeNewlyVerified();
+      expect(verified.size).toBe(51); // 50 leaves and the intermediate, not the forgery
+      expect(verified.has(forged.fingerprintSha256)).toBe(false);
+    });
+
     it('trusts each of them, reusing what the intermediate reaches', () => {
       const evaluator = new TrustEvaluator([root, intermediate, ...leaves], anchorsOf(root, 'mozilla', 'microsoft'));
       const verdicts = leaves.map((certificate) => evaluator.evaluate(certificate));

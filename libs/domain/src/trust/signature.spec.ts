@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { generateKeyPair, type HashName, type KeyType, mintCertificate, type MintedCertificate } from '../testing';
-import { verifyCertificateSignature } from './signature';
+import { verifyCertificateSignature, verifyCertificateSignatureAsync } from './signature';
 
 const publicKeyOf = (minted: MintedCertificate) => new X509Certificate(minted.der).publicKey;
 
@@ -24,7 +24,9 @@ describe('verifyCertificateSignature', () => {
     const issuer = await mintCertificate({ subject: 'CN=Issuing CA', keys, ca: true });
     const child = await mintCertificate({ issuer, ecdsaHash: keyType.startsWith('ecdsa') ? hash : undefined });
     for (const key of [publicKeyOf(issuer), publicKeyOf(unrelated), publicKeyOf(child)]) {
-      expect(verifyCertificateSignature(child.der, key)).toBe(new X509Certificate(child.der).verify(key));
+      const expected = new X509Certificate(child.der).verify(key);
+      expect(verifyCertificateSignature(child.der, key)).toBe(expected);
+      expect(await verifyCertificateSignatureAsync(child.der, key)).toBe(expected);
     }
     expect(verifyCertificateSignature(child.der, publicKeyOf(issuer))).toBe(true);
   });
@@ -38,5 +40,7 @@ describe('verifyCertificateSignature', () => {
     expect(verifyCertificateSignature(altered, publicKeyOf(issuer))).toBe(false);
     expect(verifyCertificateSignature(child.der.subarray(0, 100), publicKeyOf(issuer))).toBe(false);
     expect(verifyCertificateSignature(new Uint8Array([0x30, 0x00]), publicKeyOf(issuer))).toBe(false);
+    expect(await verifyCertificateSignatureAsync(altered, publicKeyOf(issuer))).toBe(false);
+    expect(await verifyCertificateSignatureAsync(child.der.subarray(0, 100), publicKeyOf(issuer))).toBe(false);
   });
 });

@@ -40,13 +40,40 @@ interface SignedParts {
  * evaluation of 100,000 leaves. Never throws: what cannot be verified does not verify.
  */
 export function verifyCertificateSignature(der: Uint8Array, issuerKey: KeyObject): boolean {
+  const check = signatureCheck(der, issuerKey);
+  if (typeof check === 'boolean') return check;
+  try {
+    return verify(check.hash, check.data, issuerKey, check.signature);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The same answer as verifyCertificateSignature, computed on libuv's thread pool: many of these
+ * at once use every core (ECDSA P-384, a millisecond each, is most of a first evaluation).
+ */
+export function verifyCertificateSignatureAsync(der: Uint8Array, issuerKey: KeyObject): Promise<boolean> {
+  const check = signatureCheck(der, issuerKey);
+  if (typeof check === 'boolean') return Promise.resolve(check);
+  return new Promise((resolve) => {
+    try {
+      verify(check.hash, check.data, issuerKey, check.signature, (error, verifies) => resolve(error === null && verifies));
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
+/** What to verify for the common schemes, or the answer itself (a mismatch, or the fallback's verdict). */
+function signatureCheck(der: Uint8Array, issuerKey: KeyObject): boolean | { hash: string | null; data: Uint8Array; signature: Uint8Array } {
   try {
     const parts = readSignedParts(der);
     const scheme = SIGNATURE_SCHEMES.get(decodeObjectIdentifier(readChildren(parts.outerAlgorithm)[0]));
     if (scheme === undefined) return new X509Certificate(der).verify(issuerKey);
     if (!sameBytes(parts.outerAlgorithm.encoded, parts.innerAlgorithm?.encoded)) return false;
     if (issuerKey.asymmetricKeyType !== scheme.keyType) return false;
-    return verify(scheme.hash, parts.tbsCertificate, issuerKey, parts.signature);
+    return { hash: scheme.hash, data: parts.tbsCertificate, signature: parts.signature };
   } catch {
     return false;
   }

@@ -25,9 +25,13 @@ export interface FullPassResult {
 @Injectable()
 export class TrustVerdictsService implements BeforeApplicationShutdown {
   private readonly logger = new Logger('TrustVerdicts');
-  private running: Promise<FullPassResult> | null = null;
-  /** The pass that will start when the running one ends; later requests join it. */
-  private next: Promise<FullPassResult> | null = null;
+  /** The pass requested last; a new one starts after it. */
+  private latest: Promise<FullPassResult> = Promise.resolve({ evaluated: 0, changed: 0 });
+  /**
+   * The pass that has not read anything yet: what it reads will include everything committed
+   * before now, so a new request joins it instead of queueing another.
+   */
+  private joinable: Promise<FullPassResult> | null = null;
   private stopping = false;
 
   constructor(private readonly verdicts: TrustVerdictsRepository) {}
@@ -42,6 +46,7 @@ export class TrustVerdictsService implements BeforeApplicationShutdown {
     // The arrivals' own subjects are among the names, so any anchor they might copy is in the pool to compare keys with.
     const anchors = await this.verdicts.anchors(distinct([...names, ...issuers.map((issuer) => issuer.subjectDnHash)]), transaction);
     const evaluator = new TrustEvaluator(issuers, anchors);
+    await evaluator.prepare(arrivals);
     const verdicts = arrivals.map((certificate) => ({
       fingerprint: certificate.fingerprintSha256,
       verdict: evaluator.evaluate(certificate),
@@ -82,34 +87,29 @@ export class TrustVerdictsService implements BeforeApplicationShutdown {
     );
   }
 
-  /** Resolves with a pass that started after this call. */
+  /** Resolves with a pass that read the database after this call, so it saw what the caller committed. */
   reevaluateAll(): Promise<FullPassResult> {
-    if (this.next) return this.next;
-    const previous = this.running ?? Promise.resolve();
-    const pass: Promise<FullPassResult> = previous
+    if (this.joinable) return this.joinable;
+    const pass: Promise<FullPassResult> = this.latest
       .catch(() => undefined)
-      .then(() => {
-        this.next = null;
-        this.running = pass;
-        return this.verdicts.withFullPassLock(() => this.runFullPass());
-      })
-      .finally(() => {
-        if (this.running === pass) this.running = null;
-      });
-    this.next = pass;
+      .then(() => this.verdicts.withFullPassLock(() => this.runFullPass(pass)));
+    this.joinable = pass;
+    this.latest = pass;
     return pass;
   }
 
   /** Lets a pass in progress stop at its next page, so shutdown does not wait for a whole store. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    await Promise.allSettled([this.running, this.next]);
+    await this.latest.catch(() => undefined);
   }
 
-  private async runFullPass(): Promise<FullPassResult> {
+  private async runFullPass(pass: Promise<FullPassResult>): Promise<FullPassResult> {
     if (this.stopping) return { evaluated: 0, changed: 0 };
     // Arrivals still evaluating against an older pool commit first; they are in the pages below.
     await this.verdicts.waitForArrivals();
+    // From here on it reads: a later request needs a pass of its own.
+    if (this.joinable === pass) this.joinable = null;
     const [issuers, anchors] = await Promise.all([this.verdicts.allIssuers(), this.verdicts.anchors()]);
     const evaluator = new TrustEvaluator(issuers, anchors);
     const result: FullPassResult = { evaluated: 0, changed: 0 };
@@ -117,6 +117,7 @@ export class TrustVerdictsService implements BeforeApplicationShutdown {
       const page = await this.verdicts.pageAfter(after, PASS_PAGE_SIZE);
       if (page.length === 0) break;
       const updates = new Map<string, VerdictUpdate>();
+      await evaluator.prepare(page);
       for (const certificate of page) {
         const verdict = evaluator.evaluate(certificate);
         result.evaluated += 1;

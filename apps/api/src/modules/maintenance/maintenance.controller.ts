@@ -6,7 +6,7 @@ import type { ActorContext } from '../audit/audit.service';
 import { MaintenanceService, type TaskResult } from './maintenance.service';
 
 export class MaintenanceTaskDto {
-  @ApiProperty({ enum: ['purge-history', 'prune-certificates', 'purge-alert-records'] }) name!: string;
+  @ApiProperty({ enum: ['refresh-root-stores', 'purge-history', 'prune-certificates', 'purge-alert-records'] }) name!: string;
   @ApiProperty({ description: 'Cron expression (UTC).' }) schedule!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastRunAt!: string | null;
   @ApiProperty({ type: String, nullable: true, description: '`succeeded` or `failed: <reason>`.' }) lastOutcome!: string | null;

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TrustModule } from '../trust/trust.module';
 import { MaintenanceController } from './maintenance.controller';
 import { MaintenanceRepository } from './maintenance.repository';
 import { MaintenanceScheduler } from './maintenance.scheduler';
 import { MaintenanceService } from './maintenance.service';
 
 @Module({
+  imports: [TrustModule],
   controllers: [MaintenanceController],
   providers: [MaintenanceRepository, MaintenanceService, MaintenanceScheduler],
 })

@@ -2,6 +2,7 @@ import { ConflictException, Inject, Injectable, Logger, NotFoundException } from
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type ActorContext, AuditService } from '../audit/audit.service';
+import { RootStoreRefresher } from '../trust/root-store-refresher';
 import { MaintenanceRepository } from './maintenance.repository';
 
 export const MAINTENANCE_SCHEDULE = '30 3 * * *';
@@ -35,11 +36,14 @@ export class MaintenanceService {
   constructor(
     private readonly maintenance: MaintenanceRepository,
     private readonly audit: AuditService,
+    private readonly rootStores: RootStoreRefresher,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    // In pipeline order: history first, so pruning sees what retention freed.
+    // In pipeline order: root stores first (CONTRACT's order); history before pruning, so pruning
+    // sees what retention freed. A task's lock key is its index here.
     this.tasks = [
+      { name: 'refresh-root-stores', run: () => this.rootStores.refreshFromSources() },
       {
         name: 'purge-history',
         run: () => this.maintenance.purgeHistory(new Date(this.clock.now().getTime() - this.config.retentionDays * DAY_MS)),

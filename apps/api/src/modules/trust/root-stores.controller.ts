@@ -1,28 +1,44 @@
-import { Controller, Get, NotFoundException, Param, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  Res,
+  UploadedFiles,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
 import { ListWindowQueryDto, setTotalCount } from '../../common/http/pagination';
 import { CertificateSummaryDto } from '../certificates/certificates.dto';
 import { toCertificateSummary } from '../certificates/certificates.mapper';
+import { Actor } from '../audit/actor.decorator';
+import type { ActorContext } from '../audit/audit.service';
+import {
+  IMPORT_FILE_LIMIT,
+  IMPORT_FORM_FIELDS,
+  IMPORT_MAX_FILES,
+  IMPORT_TOTAL_LIMIT,
+  ImportFormInterceptor,
+  ImportFormLimits,
+  type UploadedPart,
+} from './root-store-import-form';
+import { RootStoreRefresher } from './root-store-refresher';
+import { RootStoreDto, RootStoreImportResultDto } from './root-stores.dto';
 import { TrustRepository } from './trust.repository';
-
-export class RootStoreDto {
-  @ApiProperty({ enum: ['mozilla', 'apple', 'microsoft', 'chrome'] }) id!: string;
-  @ApiProperty() name!: string;
-  @ApiProperty({ type: 'integer' }) anchorCount!: number;
-  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'null until the store was first filled.' }) updatedAt!:
-    string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Where the anchors came from: a URL, `upload`, or `node:bundled`.' }) source!:
-    string | null;
-}
 
 @ApiTags('certificates')
 @Controller('root-stores')
 export class RootStoresController {
   constructor(
     private readonly trust: TrustRepository,
+    private readonly refresher: RootStoreRefresher,
     private readonly clock: Clock,
   ) {}
 
@@ -47,5 +63,41 @@ export class RootStoresController {
     setTotalCount(res, total);
     const now = this.clock.now();
     return rows.map((row) => toCertificateSummary(row, now));
+  }
+
+  @Post('import')
+  @HttpCode(200)
+  @RequirePermission('settings:edit')
+  @UseInterceptors(ImportFormLimits, ImportFormInterceptor)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    description:
+      'The CCADB data for installs without internet access, checked and applied like the `refresh-root-stores` task (source `upload`). ' +
+      `Files of at most ${IMPORT_FILE_LIMIT / 1024 / 1024} MiB each, at most ${IMPORT_MAX_FILES} files, ${IMPORT_TOTAL_LIMIT / 1024 / 1024} MiB in all. ` +
+      'Nothing changes unless every root the CSV lists is found in the PEM reports.',
+    schema: {
+      type: 'object',
+      required: ['matrix', 'pems'],
+      properties: {
+        matrix: { type: 'string', format: 'binary', description: IMPORT_FORM_FIELDS.matrix },
+        pems: { type: 'array', items: { type: 'string', format: 'binary' }, description: IMPORT_FORM_FIELDS.pems },
+      },
+    },
+  })
+  @ApiOkResponse({ type: RootStoreImportResultDto, description: 'The anchor count of each store after the import.' })
+  @ApiBadRequestResponse({
+    description:
+      'Not multipart, a missing, repeated or unknown field, a CSV that lacks a required column, or PEM reports that lack roots the CSV lists. Nothing was changed.',
+  })
+  @ApiPayloadTooLargeResponse({
+    description: `A file is over ${IMPORT_FILE_LIMIT / 1024 / 1024} MiB, or the form over ${IMPORT_TOTAL_LIMIT / 1024 / 1024} MiB.`,
+  })
+  importRootStores(
+    @UploadedFiles() parts: UploadedPart[] | undefined,
+    // The multipart text fields: none are expected, and saying so beats ignoring them.
+    @Body() fields: unknown,
+    @Actor() actor: ActorContext,
+  ): Promise<RootStoreImportResultDto> {
+    return this.refresher.importUpload(parts, fields, actor);
   }
 }

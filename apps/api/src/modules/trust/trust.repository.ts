@@ -54,6 +54,15 @@ export class TrustRepository {
     return rows[0]?.empty ?? false;
   }
 
+  /**
+   * Locks every store's row until the transaction ends: refreshes and imports on any replica then
+   * replace the anchor sets one after the other, never interleaved. Taken before certificates are
+   * written, in a fixed order, so it cannot deadlock with the first-start seed.
+   */
+  async lockStores(transaction: Transaction): Promise<void> {
+    await transaction.query('SELECT id FROM root_stores ORDER BY id FOR UPDATE');
+  }
+
   /** Replaces a store's anchor set in the caller's transaction: all or nothing. */
   async replaceAnchors(storeId: string, fingerprints: string[], source: string, at: Date, transaction: Transaction): Promise<void> {
     await transaction.query('DELETE FROM root_store_anchors WHERE store_id = $1', [storeId]);
