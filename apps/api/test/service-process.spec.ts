@@ -1,48 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { mintCertificate } from '@certkeeper/domain/testing';
-import { freePort } from '../src/common/net/free-port';
+import { SERVICE_MAIN, startService, stopService } from './support/service-process';
 import { SwappableTlsServer } from './support/tls-servers';
-
-const MAIN = join(__dirname, '../../../dist/apps/api/src/main.js');
-
-interface RunningService {
-  process: ChildProcess;
-  output: () => string;
-  baseUrl: string;
-}
-
-async function startService(dataDir: string, env: Record<string, string> = {}): Promise<RunningService> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: \`npm test\` builds it first (npm run build).`);
-  const port = await freePort();
-  let output = '';
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (!output.includes('Certkeeper API listening on')) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`service did not start in time:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { process: child, output: () => output, baseUrl };
-}
-
-function stopService(service: RunningService, signal: NodeJS.Signals): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (service.process.exitCode !== null) return resolve(service.process.exitCode);
-    service.process.once('exit', (code) => resolve(code));
-    service.process.kill(signal);
-  });
-}
 
 async function loginToken(baseUrl: string, email: string, password: string): Promise<string> {
   const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
@@ -76,7 +40,7 @@ describe('the service process on embedded PostgreSQL', () => {
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   it('starts fresh, prints where it listens and the admin credentials, and stops cleanly on SIGTERM', async () => {
-    const service = await startService(dataDir);
+    const service = await startService({ DATA_DIR: dataDir });
     const password = /Password:\s+(\S+)/.exec(service.output())?.[1] ?? '';
     expect(service.output()).toContain('First administrator: admin@localhost');
     firstStartOutput = service.output();
@@ -90,7 +54,7 @@ describe('the service process on embedded PostgreSQL', () => {
     // A clean shutdown leaves no postmaster.pid behind.
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
-    const second = await startService(dataDir);
+    const second = await startService({ DATA_DIR: dataDir });
     try {
       expect(second.output()).not.toContain('First administrator');
       expect(await loginStatus(second.baseUrl, 'admin@localhost', password)).toBe(200);
@@ -108,7 +72,7 @@ describe('the service process on embedded PostgreSQL', () => {
     const tls = new SwappableTlsServer();
     await tls.serve('embedded.example.test', minted);
     await tls.listen();
-    const service = await startService(dataDir, { SCANNER_NEW_WORK_POLL_MS: '300', SCANNER_HANDSHAKE_TIMEOUT_MS: '2000' });
+    const service = await startService({ DATA_DIR: dataDir, SCANNER_NEW_WORK_POLL_MS: '300', SCANNER_HANDSHAKE_TIMEOUT_MS: '2000' });
     try {
       const password = /Password:\s+(\S+)/.exec(firstStartOutput)?.[1] ?? '';
       const token = await loginToken(service.baseUrl, 'admin@localhost', password);
@@ -136,7 +100,7 @@ describe('the service process on embedded PostgreSQL', () => {
   }, 60_000);
 
   it('refuses to start with bad configuration, naming every bad variable', async () => {
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, [SERVICE_MAIN], {
       env: { PATH: process.env.PATH ?? '', PORT: 'eighty', DATABASE_URL: 'mysql://x', JWT_TTL: 'forever' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

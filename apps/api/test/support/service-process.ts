@@ -1,0 +1,42 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../../src/common/net/free-port';
+
+/** The built API's entry point. */
+export const SERVICE_MAIN = join(__dirname, '../../../../dist/apps/api/src/main.js');
+
+export interface RunningService {
+  process: ChildProcess;
+  output: () => string;
+  baseUrl: string;
+}
+
+/** The built API as its own process (`npm test` builds it first), listening on 127.0.0.1; resolves once it listens. */
+export async function startService(env: Record<string, string>): Promise<RunningService> {
+  if (!existsSync(SERVICE_MAIN)) throw new Error(`${SERVICE_MAIN} is missing: \`npm test\` builds it first (npm run build).`);
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, [SERVICE_MAIN], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  while (!output.includes('Certkeeper API listening on')) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`service did not start in time:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { process: child, output: () => output, baseUrl };
+}
+
+export function stopService(service: RunningService, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (service.process.exitCode !== null) return resolve(service.process.exitCode);
+    service.process.once('exit', (code) => resolve(code));
+    service.process.kill(signal);
+  });
+}
