@@ -1,13 +1,7 @@
-import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
-import { createApp } from '../../apps/api/src/create-app';
-import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
 import { AlertsService } from '../../apps/api/src/modules/alerts/alerts.service';
-import { median } from './lib';
+import { printFigure, runBenchmark, withInProcessApp } from './in-process';
 
 /**
  * Issue 5's alert figure: the job's decision time (everything but SMTP) for 500 users with mixed
@@ -65,59 +59,27 @@ async function seed(url: string): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const directory = await mkdtemp(join(tmpdir(), 'certkeeper-bench-alerts-'));
-  await chmod(directory, 0o755);
-  const database = await startEmbeddedPostgres({ directory: join(directory, 'cluster'), password: 'bench', databaseName: 'certkeeper' });
-  const app = await createApp(
-    {
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl: database.url,
-      jwtSecret: randomBytes(32).toString('hex'),
-      jwtTtlSeconds: 3600,
-      encryptionKey: randomBytes(32),
-      publicUrl: null,
-      admin: { email: 'bench@example.com', password: 'bench-password-1' },
-      embeddedScanner: false,
-      seedRootStores: false,
-      retentionDays: 365,
-      logLevel: 'error',
-    },
-    { logger: false },
-  );
-  try {
-    await app.init();
-    await seed(database.url);
-    const alerts = app.get(AlertsService);
-    const times: number[] = [];
-    let pending = 0;
-    let alreadySent = 0;
-    let peakHeap = 0;
-    for (let run = 0; run < RUNS; run += 1) {
-      const started = performance.now();
-      const decision = await alerts.countDueAlerts();
-      times.push(performance.now() - started);
-      ({ pending, alreadySent } = decision);
-      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
-    }
-    process.stdout.write(
-      `\nCertkeeper alert job benchmark (${USERS} users, ${CERTIFICATES} active certificates, ${INSIDE_LARGEST} inside the largest threshold)\n`,
-    );
-    process.stdout.write(
-      `  ${'decision time, first run (nothing delivered yet)'.padEnd(52)} median ${(median(times) / 1000).toFixed(2)} s   [${times.map((t) => (t / 1000).toFixed(2)).join(', ')}]   target <= 20 s\n`,
-    );
-    process.stdout.write(
-      `  ${'alerts decided'.padEnd(52)} ${pending} to send, ${alreadySent} already sent; heap after each run at most ${(peakHeap / 1048576).toFixed(0)} MB\n`,
-    );
-  } finally {
-    await app.close();
-    await database.stop();
-    await rm(directory, { recursive: true, force: true });
+async function bench(app: NestExpressApplication, databaseUrl: string): Promise<void> {
+  await seed(databaseUrl);
+  const alerts = app.get(AlertsService);
+  const times: number[] = [];
+  let pending = 0;
+  let alreadySent = 0;
+  let peakHeap = 0;
+  for (let run = 0; run < RUNS; run += 1) {
+    const started = performance.now();
+    const decision = await alerts.countDueAlerts();
+    times.push(performance.now() - started);
+    ({ pending, alreadySent } = decision);
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }
+  process.stdout.write(
+    `\nCertkeeper alert job benchmark (${USERS} users, ${CERTIFICATES} active certificates, ${INSIDE_LARGEST} inside the largest threshold)\n`,
+  );
+  printFigure('decision time, first run (nothing delivered yet)', times, '<= 20 s');
+  process.stdout.write(
+    `  ${'alerts decided'.padEnd(60)} ${pending} to send, ${alreadySent} already sent; heap after each run at most ${(peakHeap / 1048576).toFixed(0)} MB\n`,
+  );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runBenchmark(() => withInProcessApp('alerts', {}, bench));
