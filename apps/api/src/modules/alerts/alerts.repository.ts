@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { withAdvisoryLock } from '../../database/advisory-lock';
 
 export interface Recipient {
   id: string;
@@ -24,16 +25,8 @@ export class AlertsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Runs the job while holding the alert-job advisory lock on a dedicated connection. */
-  async withJobLock<T>(work: () => Promise<T>): Promise<T> {
-    const lockHolder = this.dataSource.createQueryRunner();
-    await lockHolder.connect();
-    try {
-      await lockHolder.query('SELECT pg_advisory_lock($1)', [ALERT_JOB_LOCK_KEY]);
-      return await work();
-    } finally {
-      await lockHolder.query('SELECT pg_advisory_unlock($1)', [ALERT_JOB_LOCK_KEY]).catch(() => undefined);
-      await lockHolder.release();
-    }
+  withJobLock<T>(work: () => Promise<T>): Promise<T> {
+    return withAdvisoryLock(this.dataSource, ALERT_JOB_LOCK_KEY, work);
   }
 
   /** Users who get e-mail: notify on, account enabled, an address on file. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { RootStoreId, TrustAnchor, TrustCandidate, TrustVerdict } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
+import { withAdvisoryLock } from '../../database/advisory-lock';
 import type { Transaction } from '../../database/transaction';
 
 /**
@@ -63,19 +64,8 @@ export class TrustVerdictsRepository {
   }
 
   /** Runs `work` while this process holds the full-pass lock; waits for another replica's pass to end first. */
-  async withFullPassLock<T>(work: () => Promise<T>): Promise<T> {
-    const lockHolder = this.dataSource.createQueryRunner();
-    await lockHolder.connect();
-    try {
-      await lockHolder.query('SELECT pg_advisory_lock($1)', [FULL_PASS_LOCK_KEY]);
-      try {
-        return await work();
-      } finally {
-        await lockHolder.query('SELECT pg_advisory_unlock($1)', [FULL_PASS_LOCK_KEY]).catch(() => undefined);
-      }
-    } finally {
-      await lockHolder.release();
-    }
+  withFullPassLock<T>(work: () => Promise<T>): Promise<T> {
+    return withAdvisoryLock(this.dataSource, FULL_PASS_LOCK_KEY, work);
   }
 
   /**

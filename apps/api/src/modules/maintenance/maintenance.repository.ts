@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { withAdvisoryTryLock } from '../../database/advisory-lock';
 import { MaintenanceRunEntity } from './maintenance-run.entity';
 
 // Each task has its own advisory lock key: 7_341_200 + its index.
@@ -11,22 +12,8 @@ export class MaintenanceRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Runs `work` if no other run of this task holds its lock; null when one does (skipped). */
-  async withTaskLock<T>(taskIndex: number, work: () => Promise<T>): Promise<T | null> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [TASK_LOCK_BASE + taskIndex])) as {
-        locked: boolean;
-      }[];
-      if (!locked) return null;
-      try {
-        return await work();
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [TASK_LOCK_BASE + taskIndex]);
-      }
-    } finally {
-      await runner.release();
-    }
+  withTaskLock<T>(taskIndex: number, work: () => Promise<T>): Promise<T | null> {
+    return withAdvisoryTryLock(this.dataSource, TASK_LOCK_BASE + taskIndex, work);
   }
 
   lastRuns(): Promise<MaintenanceRunEntity[]> {
