@@ -1,14 +1,12 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { Client } from 'pg';
 import { freePort } from '../../apps/api/src/common/net/free-port';
-import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
-import { login, median, ROOT, startApi, stopApi } from './lib';
+import { login, median, ROOT, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
  * Issue 4's figures: the bare tls.connect handshake rate against a local TLS server, the real
@@ -88,95 +86,92 @@ function runAgentOnce(apiUrl: string, token: string): Promise<{ wallMs: number; 
 }
 
 async function main(): Promise<void> {
-  const directory = await mkdtemp(join(tmpdir(), 'certkeeper-bench-agent-'));
-  await chmod(directory, 0o755);
-  const database = await startEmbeddedPostgres({ directory: join(directory, 'cluster'), password: 'bench', databaseName: 'certkeeper' });
-  const tlsPort = await freePort();
-  const tlsServer = await startTlsServer(tlsPort);
-  const api = await startApi({
-    DATABASE_URL: database.url,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    ADMIN_EMAIL: 'bench@example.com',
-    ADMIN_PASSWORD: 'bench-password-1',
-  });
-  try {
-    const bare = [await bareHandshakeRate(tlsPort, ENDPOINTS), await bareHandshakeRate(tlsPort, ENDPOINTS)];
-    const token = await login(api.baseUrl, 'bench@example.com', 'bench-password-1');
-    const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${api.baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }).then((r) => r.json() as Promise<Record<string, unknown>>);
-    const scanners = (await call('GET', '/api/v1/scanners')) as unknown as { id: string; isDefault: boolean }[];
-    const defaultId = scanners.find((s) => s.isDefault)!.id;
-    await call('PATCH', `/api/v1/scanners/${defaultId}`, { scanConcurrency: CONCURRENCY });
-    const scannerToken = (await call('POST', `/api/v1/scanners/${defaultId}/regenerate-token`)).token as string;
-    const rows = Array.from({ length: ENDPOINTS }, (_, i) => ({
-      name: `bench-${i}`,
-      dnsName: `bench-${i}.example.test`,
-      ipAddress: '127.0.0.1',
-      port: tlsPort,
-    }));
-    await call('POST', '/api/v1/endpoints/bulk', rows);
-    // Profiles are daily; this measures the every-run path, a single handshake per endpoint.
-    const client = new Client({ connectionString: database.url });
-    await client.connect();
-    await client.query(
-      `INSERT INTO endpoint_tls_profiles (endpoint_id, scanned_at, versions) SELECT id, now(), '[]' FROM endpoints ON CONFLICT DO NOTHING`,
-    );
-    await client.end();
+  await withBenchDatabase('agent', async (database) => {
+    const tlsPort = await freePort();
+    const tlsServer = await startTlsServer(tlsPort);
+    const api = await startApi({
+      DATABASE_URL: database.url,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ADMIN_EMAIL: 'bench@example.com',
+      ADMIN_PASSWORD: 'bench-password-1',
+    });
+    try {
+      const bare = [await bareHandshakeRate(tlsPort, ENDPOINTS), await bareHandshakeRate(tlsPort, ENDPOINTS)];
+      const token = await login(api.baseUrl, 'bench@example.com', 'bench-password-1');
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${api.baseUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }).then((r) => r.json() as Promise<Record<string, unknown>>);
+      const scanners = (await call('GET', '/api/v1/scanners')) as unknown as { id: string; isDefault: boolean }[];
+      const defaultId = scanners.find((s) => s.isDefault)!.id;
+      await call('PATCH', `/api/v1/scanners/${defaultId}`, { scanConcurrency: CONCURRENCY });
+      const scannerToken = (await call('POST', `/api/v1/scanners/${defaultId}/regenerate-token`)).token as string;
+      const rows = Array.from({ length: ENDPOINTS }, (_, i) => ({
+        name: `bench-${i}`,
+        dnsName: `bench-${i}.example.test`,
+        ipAddress: '127.0.0.1',
+        port: tlsPort,
+      }));
+      await call('POST', '/api/v1/endpoints/bulk', rows);
+      // Profiles are daily; this measures the every-run path, a single handshake per endpoint.
+      const client = new Client({ connectionString: database.url });
+      await client.connect();
+      await client.query(
+        `INSERT INTO endpoint_tls_profiles (endpoint_id, scanned_at, versions) SELECT id, now(), '[]' FROM endpoints ON CONFLICT DO NOTHING`,
+      );
+      await client.end();
 
-    const cpuSeconds = async (pid: number) => {
-      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    };
-    const postgresPids = () => execSync("pgrep -f 'postgres' || true").toString().trim().split('\n').filter(Boolean).map(Number);
-    const first = (await runAgentOnce(api.baseUrl, scannerToken)).wallMs;
-    const pgPids = postgresPids();
-    const before = {
-      api: await cpuSeconds(api.pid),
-      tls: await cpuSeconds(tlsServer.pid!),
-      pg: (await Promise.all(pgPids.map((p) => cpuSeconds(p).catch(() => 0)))).reduce((a, b) => a + b, 0),
-    };
-    const steady: number[] = [];
-    const agentCpu: number[] = [];
-    for (let run = 0; run < RUNS; run += 1) {
-      const { wallMs, cpuMs } = await runAgentOnce(api.baseUrl, scannerToken);
-      steady.push(wallMs);
-      agentCpu.push(cpuMs);
+      const cpuSeconds = async (pid: number) => {
+        const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / 100;
+      };
+      const postgresPids = () => execSync("pgrep -f 'postgres' || true").toString().trim().split('\n').filter(Boolean).map(Number);
+      const first = (await runAgentOnce(api.baseUrl, scannerToken)).wallMs;
+      const pgPids = postgresPids();
+      const before = {
+        api: await cpuSeconds(api.pid),
+        tls: await cpuSeconds(tlsServer.pid!),
+        pg: (await Promise.all(pgPids.map((p) => cpuSeconds(p).catch(() => 0)))).reduce((a, b) => a + b, 0),
+      };
+      const steady: number[] = [];
+      const agentCpu: number[] = [];
+      for (let run = 0; run < RUNS; run += 1) {
+        const { wallMs, cpuMs } = await runAgentOnce(api.baseUrl, scannerToken);
+        steady.push(wallMs);
+        agentCpu.push(cpuMs);
+      }
+      const after = {
+        api: await cpuSeconds(api.pid),
+        tls: await cpuSeconds(tlsServer.pid!),
+        pg: (await Promise.all(pgPids.map((p) => cpuSeconds(p).catch(() => 0)))).reduce((a, b) => a + b, 0),
+      };
+      process.stdout.write(
+        `CPU seconds over ${RUNS} steady cycles: agent ${(agentCpu.reduce((a, b) => a + b, 0) / 1000).toFixed(1)}, api ${(after.api - before.api).toFixed(1)}, tls server ${(after.tls - before.tls).toFixed(1)}, postgres ${(after.pg - before.pg).toFixed(1)}; wall ${(steady.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s on 2 cores\n`,
+      );
+      const bareRate = median(bare);
+      const rate = (ms: number) => ENDPOINTS / (ms / 1000);
+      const steadyRate = rate(median(steady));
+      process.stdout.write(`\nCertkeeper agent cycle benchmark (${ENDPOINTS} host endpoints, concurrency ${CONCURRENCY}, loopback)\n`);
+      process.stdout.write(
+        `  ${'bare tls.connect handshakes'.padEnd(52)} ${bareRate.toFixed(0).padStart(6)} /s   [${bare.map((r) => r.toFixed(0)).join(', ')}]\n`,
+      );
+      process.stdout.write(
+        `  ${'agent cycle, first observation (all links new)'.padEnd(52)} ${rate(first).toFixed(0).padStart(6)} /s   (${(first / 1000).toFixed(2)} s)\n`,
+      );
+      process.stdout.write(
+        `  ${'agent cycle, steady state (median of 3)'.padEnd(52)} ${steadyRate.toFixed(0).padStart(6)} /s   [${steady.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s]   target >= 300 /s\n`,
+      );
+      process.stdout.write(
+        `  ${'ratio to the bare rate'.padEnd(52)} ${((steadyRate / bareRate) * 100).toFixed(0).padStart(5)} %   target >= 60 %\n`,
+      );
+    } finally {
+      await stopApi(api);
+      tlsServer.kill();
     }
-    const after = {
-      api: await cpuSeconds(api.pid),
-      tls: await cpuSeconds(tlsServer.pid!),
-      pg: (await Promise.all(pgPids.map((p) => cpuSeconds(p).catch(() => 0)))).reduce((a, b) => a + b, 0),
-    };
-    process.stdout.write(
-      `CPU seconds over ${RUNS} steady cycles: agent ${(agentCpu.reduce((a, b) => a + b, 0) / 1000).toFixed(1)}, api ${(after.api - before.api).toFixed(1)}, tls server ${(after.tls - before.tls).toFixed(1)}, postgres ${(after.pg - before.pg).toFixed(1)}; wall ${(steady.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s on 2 cores\n`,
-    );
-    const bareRate = median(bare);
-    const rate = (ms: number) => ENDPOINTS / (ms / 1000);
-    const steadyRate = rate(median(steady));
-    process.stdout.write(`\nCertkeeper agent cycle benchmark (${ENDPOINTS} host endpoints, concurrency ${CONCURRENCY}, loopback)\n`);
-    process.stdout.write(
-      `  ${'bare tls.connect handshakes'.padEnd(52)} ${bareRate.toFixed(0).padStart(6)} /s   [${bare.map((r) => r.toFixed(0)).join(', ')}]\n`,
-    );
-    process.stdout.write(
-      `  ${'agent cycle, first observation (all links new)'.padEnd(52)} ${rate(first).toFixed(0).padStart(6)} /s   (${(first / 1000).toFixed(2)} s)\n`,
-    );
-    process.stdout.write(
-      `  ${'agent cycle, steady state (median of 3)'.padEnd(52)} ${steadyRate.toFixed(0).padStart(6)} /s   [${steady.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s]   target >= 300 /s\n`,
-    );
-    process.stdout.write(
-      `  ${'ratio to the bare rate'.padEnd(52)} ${((steadyRate / bareRate) * 100).toFixed(0).padStart(5)} %   target >= 60 %\n`,
-    );
-  } finally {
-    await stopApi(api);
-    tlsServer.kill();
-    await database.stop();
-    await rm(directory, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error: unknown) => {

@@ -1,10 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
-import { type ApiProcess, login, measure, memoryOf, startApi, stopApi } from './lib';
+import { type ApiProcess, login, measure, memoryOf, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
  * The calendar feed's figure: p50/p95 latency (one client) and throughput (8 clients) of the feed
@@ -74,62 +70,59 @@ async function request<T>(api: ApiProcess, method: string, path: string, token: 
 }
 
 async function main(): Promise<void> {
-  const directory = await mkdtemp(join(tmpdir(), 'certkeeper-bench-calendar-'));
-  await chmod(directory, 0o755);
-  const database = await startEmbeddedPostgres({ directory: join(directory, 'cluster'), password: 'bench', databaseName: 'certkeeper' });
-  let api: ApiProcess | undefined;
-  try {
-    const adminPassword = 'bench-password-1';
-    api = await startApi({
-      DATABASE_URL: database.url,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: 'bench@example.com',
-      ADMIN_PASSWORD: adminPassword,
-    });
-    const seeding = performance.now();
-    await seed(database.url, EVENTS, HIDDEN);
-    process.stdout.write(
-      `seeded ${EVENTS} visible and ${HIDDEN} hidden certificates in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`,
-    );
+  await withBenchDatabase('calendar', async (database) => {
+    let api: ApiProcess | undefined;
+    try {
+      const adminPassword = 'bench-password-1';
+      api = await startApi({
+        DATABASE_URL: database.url,
+        JWT_SECRET: randomBytes(32).toString('hex'),
+        ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        ADMIN_EMAIL: 'bench@example.com',
+        ADMIN_PASSWORD: adminPassword,
+      });
+      const seeding = performance.now();
+      await seed(database.url, EVENTS, HIDDEN);
+      process.stdout.write(
+        `seeded ${EVENTS} visible and ${HIDDEN} hidden certificates in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`,
+      );
 
-    const admin = await login(api.baseUrl, 'bench@example.com', adminPassword);
-    const password = 'viewer-password-1';
-    const viewer = await request<{ id: string }>(api, 'POST', '/api/v1/users', admin, {
-      email: 'viewer@example.com',
-      role: 'viewer',
-      password,
-    });
-    // Subscriptions are set directly: this bench measures the feed, not the settings API.
-    const client = new Client({ connectionString: database.url });
-    await client.connect();
-    await client.query('UPDATE users SET tag_subscriptions = $2 WHERE id = $1', [viewer.id, [SUBSCRIBED_TAG]]);
-    await client.end();
-    const token = await login(api.baseUrl, 'viewer@example.com', password);
-    const { url } = await request<{ url: string }>(api, 'POST', '/api/v1/me/calendar-token', token);
+      const admin = await login(api.baseUrl, 'bench@example.com', adminPassword);
+      const password = 'viewer-password-1';
+      const viewer = await request<{ id: string }>(api, 'POST', '/api/v1/users', admin, {
+        email: 'viewer@example.com',
+        role: 'viewer',
+        password,
+      });
+      // Subscriptions are set directly: this bench measures the feed, not the settings API.
+      const client = new Client({ connectionString: database.url });
+      await client.connect();
+      await client.query('UPDATE users SET tag_subscriptions = $2 WHERE id = $1', [viewer.id, [SUBSCRIBED_TAG]]);
+      await client.end();
+      const token = await login(api.baseUrl, 'viewer@example.com', password);
+      const { url } = await request<{ url: string }>(api, 'POST', '/api/v1/me/calendar-token', token);
 
-    const sample = await fetch(url);
-    const body = await sample.text();
-    const events = body.split('BEGIN:VEVENT').length - 1;
-    if (sample.status !== 200 || events !== EVENTS) throw new Error(`the feed answered ${sample.status} with ${events} events`);
+      const sample = await fetch(url);
+      const body = await sample.text();
+      const events = body.split('BEGIN:VEVENT').length - 1;
+      if (sample.status !== 200 || events !== EVENTS) throw new Error(`the feed answered ${sample.status} with ${events} events`);
 
-    // measure() sends a bearer header; the public feed route ignores it.
-    const result = await measure(url, token);
-    process.stdout.write(
-      `\nCertkeeper calendar feed benchmark (latency from 200 sequential requests, throughput from 8 clients)\n` +
-        `  ${`GET /calendar/u/{token}/certkeeper.ics (${events} events, ${(Buffer.byteLength(body) / 1e6).toFixed(1)} MB)`.padEnd(60)}` +
-        ` p50 ${result.p50.toFixed(1).padStart(6)} ms   p95 ${result.p95.toFixed(1).padStart(6)} ms (target <= ${TARGET_P95_MS})` +
-        `   ${result.perSecond.toFixed(1).padStart(6)} req/s   ${result.p95 <= TARGET_P95_MS ? 'OK' : 'OVER TARGET'}\n`,
-    );
-    const memory = await memoryOf(api.pid);
-    process.stdout.write(
-      `  ${'API peak resident memory (VmHWM)'.padEnd(60)} ${memory.peak.toFixed(0)} MB, now ${memory.rss.toFixed(0)} MB\n`,
-    );
-  } finally {
-    if (api) await stopApi(api);
-    await database.stop();
-    await rm(directory, { recursive: true, force: true });
-  }
+      // measure() sends a bearer header; the public feed route ignores it.
+      const result = await measure(url, token);
+      process.stdout.write(
+        `\nCertkeeper calendar feed benchmark (latency from 200 sequential requests, throughput from 8 clients)\n` +
+          `  ${`GET /calendar/u/{token}/certkeeper.ics (${events} events, ${(Buffer.byteLength(body) / 1e6).toFixed(1)} MB)`.padEnd(60)}` +
+          ` p50 ${result.p50.toFixed(1).padStart(6)} ms   p95 ${result.p95.toFixed(1).padStart(6)} ms (target <= ${TARGET_P95_MS})` +
+          `   ${result.perSecond.toFixed(1).padStart(6)} req/s   ${result.p95 <= TARGET_P95_MS ? 'OK' : 'OVER TARGET'}\n`,
+      );
+      const memory = await memoryOf(api.pid);
+      process.stdout.write(
+        `  ${'API peak resident memory (VmHWM)'.padEnd(60)} ${memory.peak.toFixed(0)} MB, now ${memory.rss.toFixed(0)} MB\n`,
+      );
+    } finally {
+      if (api) await stopApi(api);
+    }
+  });
 }
 
 main().catch((error: unknown) => {

@@ -1,19 +1,13 @@
 import 'reflect-metadata';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../apps/api/src/database/data-source-options';
-import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
 import { seedInventory } from './inventory-seed';
+import { withBenchDatabase } from './lib';
 
 /** Prints EXPLAIN ANALYZE of the queries behind the inventory reads, on the benchmark's data. */
 async function main(): Promise<void> {
-  const directory = await mkdtemp(join(tmpdir(), 'certkeeper-explain-'));
-  await chmod(directory, 0o755);
-  const database = await startEmbeddedPostgres({ directory: join(directory, 'cluster'), password: 'x', databaseName: 'certkeeper' });
-  try {
+  await withBenchDatabase('explain', async (database) => {
     const dataSource = await new DataSource(dataSourceOptions(database.url)).initialize();
     await dataSource.runMigrations();
     await dataSource.query(`INSERT INTO scanners (name, is_default, token_hash) VALUES ('default', true, 'x')`);
@@ -26,10 +20,7 @@ async function main(): Promise<void> {
       process.stdout.write(`\n${sql}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}\n`);
     }
     await client.end();
-  } finally {
-    await database.stop();
-    await rm(directory, { recursive: true, force: true });
-  }
+  });
 }
 
 void main();

@@ -1,12 +1,9 @@
 import 'reflect-metadata';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AppConfig } from '../../apps/api/src/config/app-config';
 import { createApp } from '../../apps/api/src/create-app';
-import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
+import { withBenchDatabase } from './lib';
 
 /**
  * Runs `work` against the application in this process, on a fresh embedded PostgreSQL that is
@@ -17,10 +14,7 @@ export async function withInProcessApp(
   overrides: Partial<AppConfig>,
   work: (app: NestExpressApplication, databaseUrl: string) => Promise<void>,
 ): Promise<void> {
-  const directory = await mkdtemp(join(tmpdir(), `certkeeper-bench-${name}-`));
-  await chmod(directory, 0o755);
-  const database = await startEmbeddedPostgres({ directory: join(directory, 'cluster'), password: 'bench', databaseName: 'certkeeper' });
-  try {
+  await withBenchDatabase(name, async (database) => {
     const app = await createApp(
       {
         port: 0,
@@ -45,10 +39,7 @@ export async function withInProcessApp(
     } finally {
       await app.close();
     }
-  } finally {
-    await database.stop();
-    await rm(directory, { recursive: true, force: true });
-  }
+  });
 }
 
 /** One figure line: label, median, the runs, the target. */

@@ -1,13 +1,28 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../apps/api/src/common/net/free-port';
+import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
 
 export const ROOT = join(__dirname, '../../..');
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 export const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+/** Runs `work` against a fresh embedded PostgreSQL in a temporary directory, removed afterwards. */
+export async function withBenchDatabase(name: string, work: (database: { url: string }) => Promise<void>): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), `certkeeper-bench-${name}-`));
+  await chmod(directory, 0o755);
+  const database = await startEmbeddedPostgres({ directory: join(directory, 'cluster'), password: 'bench', databaseName: 'certkeeper' });
+  try {
+    await work(database);
+  } finally {
+    await database.stop();
+    await rm(directory, { recursive: true, force: true });
+  }
+}
 
 export interface ApiProcess {
   child: ChildProcess;
