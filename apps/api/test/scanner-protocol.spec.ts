@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { mintCertificate, mintChain, type MintedCertificate } from '@certkeeper/domain/testing';
+import { hostScanResult } from './support/scan-results';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 import { createHash } from 'node:crypto';
 
@@ -41,22 +42,8 @@ describe('scanner protocol', () => {
   const post = async (token: string, results: unknown[]) =>
     ((await t.http.post('/api/v1/scanner/results').set(bearer(token)).send({ results }).expect(200)).body as { results: Outcome[] })
       .results;
-  const hostResult = (endpointId: string, chain: MintedCertificate[], overrides: Record<string, unknown> = {}) => ({
-    resultId: randomUUID(),
-    endpointId,
-    type: 'host',
-    scannedAt: t.clock.now().toISOString(),
-    success: true,
-    error: null,
-    resolvedIp: '192.0.2.10',
-    tlsVersion: 'TLSv1.3',
-    cipherSuite: 'TLS_AES_128_GCM_SHA256',
-    authorized: false,
-    authorizationError: 'self-signed certificate',
-    chain: chain.map((c) => c.pem),
-    tlsProfile: null,
-    ...overrides,
-  });
+  const hostResult = (endpointId: string, chain: MintedCertificate[], overrides: Record<string, unknown> = {}) =>
+    hostScanResult(endpointId, chain, t.clock.now(), overrides);
   const detail = async (id: string) =>
     (await t.http.get(`/api/v1/endpoints/${id}`).set(bearer(admin)).expect(200)).body as {
       currentCertificates: { fingerprint: string; certUse: string }[];

@@ -1,9 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { generateKeyPair, mintCertificate, type MintedCertificate, pemBundle } from '@certkeeper/domain/testing';
 import type { RootStoreId } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
 import { TrustVerdictsService } from '../src/modules/certificates/trust-verdicts.service';
 import { TrustRepository } from '../src/modules/trust/trust.repository';
+import { hostScanResult } from './support/scan-results';
 import { bearer, createScanner, createTestApp, login, type TestApp } from './support/test-app';
 
 interface Verdict {
@@ -142,23 +143,7 @@ describe('trust verdicts', () => {
         .post('/api/v1/scanner/results')
         .set(bearer(scanner.token))
         .send({
-          results: [
-            {
-              resultId: randomUUID(),
-              endpointId,
-              type: 'host',
-              scannedAt: t.clock.now().toISOString(),
-              success: true,
-              error: null,
-              resolvedIp: '192.0.2.20',
-              tlsVersion: 'TLSv1.3',
-              cipherSuite: 'TLS_AES_128_GCM_SHA256',
-              authorized: false,
-              authorizationError: 'unable to verify the first certificate',
-              chain: chain.map((c) => c.pem),
-              tlsProfile: null,
-            },
-          ],
+          results: [hostScanResult(endpointId, chain, t.clock.now(), { authorizationError: 'unable to verify the first certificate' })],
         })
         .expect(200);
     const chainComplete = async () =>
