@@ -4,8 +4,9 @@ import type { NextFunction, Request, Response } from 'express';
 const logger = new Logger('Access');
 
 // The calendar URL is itself the credential: never let it reach a log file.
-const SECRET_PATH_SEGMENTS = /(\/calendar\/u\/)[^/?]+/;
+const SECRET_PATH_SEGMENTS = /(\/calendar\/u\/)[^/?\s]+/g;
 
+/** `path` (or any text quoting one) with every calendar token replaced by `[redacted]`. */
 export function redactPath(path: string): string {
   return path.replace(SECRET_PATH_SEGMENTS, '$1[redacted]');
 }

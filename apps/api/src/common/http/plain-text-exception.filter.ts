@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { redactPath } from './access-log';
 import { sendPlainText } from './plain-text';
 
 /**
@@ -25,7 +26,12 @@ export class PlainTextExceptionFilter implements ExceptionFilter {
 
     const status: number = exception instanceof HttpException ? exception.getStatus() : 500;
     const error = exception instanceof Error ? exception : new Error(String(exception));
-    this.logger.error(`${req.method} ${req.path} failed: ${error.message}`, { requestId, status, stack: error.stack });
+    // The calendar feed's path is its credential, and a driver's message or stack may quote it.
+    this.logger.error(`${req.method} ${redactPath(req.path)} failed: ${redactPath(error.message)}`, {
+      requestId,
+      status,
+      stack: error.stack === undefined ? undefined : redactPath(error.stack),
+    });
     if (res.headersSent) return;
     if (status === 500 || !(exception instanceof HttpException)) {
       sendPlainText(res, 500, `Internal server error. Request id: ${requestId}`);

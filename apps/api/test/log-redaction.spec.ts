@@ -1,0 +1,28 @@
+import { cutOffDatabase } from './support/test-database';
+import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+
+/** The calendar URL is the feed's credential: no log line may carry it, the failure log included. */
+describe('secrets in the log', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('keeps the calendar token out of the error log when a feed request fails', async () => {
+    const admin = await login(t);
+    const { token } = (await t.http.post('/api/v1/me/calendar-token').set(bearer(admin)).expect(200)).body as { token: string };
+    const restore = await cutOffDatabase(t.databaseName);
+    try {
+      const response = await t.http.get(`/api/v1/calendar/u/${token}/certkeeper.ics`);
+      expect(response.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await restore();
+    }
+
+    const failures = t.logs.filter((line) => line.level === 'error');
+    expect(failures.some((line) => String(line.msg).includes('/calendar/u/[redacted]'))).toBe(true);
+    expect(JSON.stringify(t.logs)).not.toContain(token);
+  });
+});
