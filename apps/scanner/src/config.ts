@@ -1,3 +1,5 @@
+import { accept, type Env, EnvironmentReader, integerFrom, refuse, urlWith } from '@certkeeper/domain';
+
 export interface ScannerConfig {
   apiUrl: string;
   token: string;
@@ -8,43 +10,31 @@ export interface ScannerConfig {
   newWorkPollMs: number;
 }
 
-export class ScannerConfigurationError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid scanner configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ScannerConfigurationError';
-  }
-}
+/** The agent's configuration errors are the shared kind, under the agent's own heading. */
+export { ConfigurationError as ScannerConfigurationError } from '@certkeeper/domain';
 
-/** Reads SCANNER_API_URL and SCANNER_TOKEN, naming every problem at once. */
-export function parseScannerEnvironment(env: Record<string, string | undefined>): ScannerConfig {
-  const problems: string[] = [];
-  const apiUrl = env.SCANNER_API_URL?.trim() ?? '';
-  const token = env.SCANNER_TOKEN?.trim() ?? '';
-  let url: URL | null = null;
-  try {
-    url = new URL(apiUrl);
-  } catch {
-    url = null;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    problems.push('SCANNER_API_URL: required, the http or https base address of the Certkeeper API');
-  }
-  if (!token.startsWith('stx_s_') || token.length <= 'stx_s_'.length) {
-    problems.push('SCANNER_TOKEN: required, a scanner token (stx_s_...)');
-  }
-  const milliseconds = (name: string, fallback: number): number => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 100 || value > 600_000) {
-      problems.push(`${name}: must be a whole number of milliseconds from 100 to 600000`);
-      return fallback;
-    }
-    return value;
-  };
-  const connectTimeoutMs = milliseconds('SCANNER_CONNECT_TIMEOUT_MS', 5000);
-  const handshakeTimeoutMs = milliseconds('SCANNER_HANDSHAKE_TIMEOUT_MS', 10_000);
-  const newWorkPollMs = milliseconds('SCANNER_NEW_WORK_POLL_MS', 60_000);
-  if (problems.length > 0) throw new ScannerConfigurationError(problems);
-  return { apiUrl: apiUrl.replace(/\/+$/, ''), token, connectTimeoutMs, handshakeTimeoutMs, newWorkPollMs };
+const SCANNER_TOKEN_PREFIX = 'stx_s_';
+const milliseconds = integerFrom(100, 600_000, 'a whole number of milliseconds');
+
+/** Reads SCANNER_API_URL, SCANNER_TOKEN and the deadlines, naming every problem at once (never a value). */
+export function parseScannerEnvironment(env: Env): ScannerConfig {
+  const reader = new EnvironmentReader(env);
+  const apiUrl = reader.require(
+    'SCANNER_API_URL',
+    urlWith(['http:', 'https:'], 'the http or https base address of the Certkeeper API'),
+    'required, the http or https base address of the Certkeeper API',
+  );
+  const token = reader.require(
+    'SCANNER_TOKEN',
+    (raw) =>
+      raw.startsWith(SCANNER_TOKEN_PREFIX) && raw.length > SCANNER_TOKEN_PREFIX.length
+        ? accept(raw)
+        : refuse('must be a scanner token (stx_s_...)'),
+    'required, a scanner token (stx_s_...)',
+  );
+  const connectTimeoutMs = reader.read('SCANNER_CONNECT_TIMEOUT_MS', milliseconds, 5000);
+  const handshakeTimeoutMs = reader.read('SCANNER_HANDSHAKE_TIMEOUT_MS', milliseconds, 10_000);
+  const newWorkPollMs = reader.read('SCANNER_NEW_WORK_POLL_MS', milliseconds, 60_000);
+  reader.finish('Invalid scanner configuration');
+  return { apiUrl: (apiUrl as string).replace(/\/+$/, ''), token: token as string, connectTimeoutMs, handshakeTimeoutMs, newWorkPollMs };
 }

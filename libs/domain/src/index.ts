@@ -10,3 +10,4 @@ export * from './concurrency';
 export * from './alert-bucket';
 export * from './templates';
 export * from './trust';
+export * from './configuration/environment-reader';
