@@ -24,7 +24,14 @@ export interface TestSmtpServer {
  * implicit TLS (`secure`), STARTTLS on a self-signed certificate, and required authentication.
  */
 export async function startSmtpServer(
-  options: { secure?: boolean; starttls?: boolean; auth?: { user: string; pass: string }; port?: number } = {},
+  options: {
+    secure?: boolean;
+    starttls?: boolean;
+    auth?: { user: string; pass: string };
+    port?: number;
+    /** Told every password a client offers, right or wrong. */
+    onAuthAttempt?: (password: string) => void;
+  } = {},
 ): Promise<TestSmtpServer> {
   const tls = options.secure || options.starttls ? await selfSignedCredentials() : null;
   const state = { messages: [] as CapturedMail[], failing: false };
@@ -37,6 +44,7 @@ export async function startSmtpServer(
     ...(tls ?? {}),
     logger: false,
     onAuth: (auth, _session, callback) => {
+      options.onAuthAttempt?.(auth.password ?? '');
       if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass)
         callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));

@@ -4,7 +4,10 @@ import { SMTP_AUTH, type SmtpAuth, TLS_MODES, type TlsMode } from '../mail/mail-
 
 export const DEFAULT_THRESHOLDS = [30, 14, 7, 1];
 
-/** PUT /settings/mail. The password is write-only: omitted or null keeps it, "" clears it. */
+/**
+ * PUT /settings/mail. The password is write-only: omitted or null keeps it, "" clears it. A change
+ * of host, port, tlsMode or username (or turning certificate checks off) must carry the password.
+ */
 export class UpdateMailSettingsDto {
   @ApiProperty() @IsBoolean() enabled!: boolean;
 
@@ -39,7 +42,10 @@ export class UpdateMailSettingsDto {
     type: String,
     nullable: true,
     writeOnly: true,
-    description: 'Omitted or null keeps the stored password; "" clears it.',
+    description:
+      'Omitted or null keeps the stored password; "" clears it. Required (400 otherwise) when a password is stored and ' +
+      'host, port, tlsMode or username changes, or allowInvalidCertificate turns on: the stored password is only ever ' +
+      'sent where it was entered for.',
   })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)

@@ -47,12 +47,12 @@ export class SettingsService {
 
   async replaceMailSettings(dto: UpdateMailSettingsDto, actor: ActorContext): Promise<MailSettingsResponseDto> {
     const current = await this.storedMail();
-    const sealedPassword =
-      dto.password === undefined || dto.password === null
-        ? current.sealedPassword
-        : dto.password === ''
-          ? null
-          : sealSecret(dto.password, this.config.encryptionKey);
+    const keepsPassword = dto.password === undefined || dto.password === null;
+    const sealedPassword = keepsPassword
+      ? current.sealedPassword
+      : dto.password === ''
+        ? null
+        : sealSecret(dto.password as string, this.config.encryptionKey);
     const next: StoredMailConfig = {
       enabled: dto.enabled,
       host: dto.host ?? null,
@@ -65,6 +65,13 @@ export class SettingsService {
       fromName: dto.fromName ?? null,
       allowInvalidCertificate: dto.allowInvalidCertificate ?? false,
     };
+    const redirected = keepsPassword && current.sealedPassword !== null ? passwordRedirections(current, next) : [];
+    if (redirected.length > 0) {
+      throw new BadRequestException(
+        `Changing ${redirected.join(', ')} needs the password again: send "password" (or "" to clear it), ` +
+          'so that the stored password is never sent to a server it was not entered for.',
+      );
+    }
     await this.settings.write(MAIL_KEY, next);
     const { sealedPassword: _sealed, ...audited } = next;
     await this.audit.record(actor, {
@@ -132,6 +139,16 @@ function thresholdsProblem(body: unknown): string | null {
   if (bad >= 0) return `thresholds[${bad}] must be an integer from 1 to 3650`;
   if (new Set(body).size !== body.length) return 'Thresholds must be unique.';
   return null;
+}
+
+/**
+ * The changes that would send the stored password somewhere else, or with less protection: another
+ * server, port, account or TLS mode, or certificate checks turned off. Someone who may edit the
+ * settings but never knew the password must not be able to collect it with a test message.
+ */
+function passwordRedirections(current: StoredMailConfig, next: StoredMailConfig): string[] {
+  const moved = (['host', 'port', 'tlsMode', 'username'] as const).filter((field) => current[field] !== next[field]);
+  return next.allowInvalidCertificate && !current.allowInvalidCertificate ? [...moved, 'allowInvalidCertificate'] : moved;
 }
 
 function toMailResponse(stored: StoredMailConfig): MailSettingsResponseDto {
