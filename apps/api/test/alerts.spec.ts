@@ -258,6 +258,39 @@ describe('the alert job', () => {
     }
   });
 
+  it('sends a template written as plain text as text/plain with its lines, and an HTML one with a text alternative', async () => {
+    const w = await alertWorld();
+    try {
+      await createUser(w.t, 'viewer');
+      const plain = 'Hello,\n\n{{ .CommonName }} expires in {{ .DaysRemaining }} days.\n  - renew it\n  - deploy it';
+      await w.t.http
+        .put('/api/v1/notification-templates/cert_expiring/email')
+        .set(bearer(w.admin))
+        .send({ subject: 'Renew {{ .CommonName }}', body: plain })
+        .expect(200);
+      await w.onEndpoint('plain', await w.expiringIn(6, 'plain.example.com'));
+      await w.run();
+      const [message] = w.smtp.messages;
+      expect(message.headers.get('content-type')).toMatchObject({ value: 'text/plain' });
+      expect(message.html).toBe('');
+      expect(message.text.trimEnd()).toBe('Hello,\n\nplain.example.com expires in 6 days.\n  - renew it\n  - deploy it');
+
+      await w.t.http
+        .put('/api/v1/notification-templates/cert_expiring/email')
+        .set(bearer(w.admin))
+        .send({ subject: 'Renew {{ .CommonName }}', body: '<p>{{ .CommonName }}</p><p>{{ .DaysRemaining }} days</p>' })
+        .expect(200);
+      await w.onEndpoint('html', await w.expiringIn(5, 'html.example.com'));
+      await w.run();
+      const html = w.smtp.messages.find((m) => m.subject === 'Renew html.example.com');
+      expect(html?.headers.get('content-type')).toMatchObject({ value: 'multipart/alternative' });
+      expect(html?.html).toContain('<p>html.example.com</p>');
+      expect(html?.text).toMatch(/html\.example\.com\s+5 days/);
+    } finally {
+      await w.close();
+    }
+  });
+
   it('does nothing while mail is disabled, and needs settings:edit to run on demand', async () => {
     const w = await alertWorld();
     try {

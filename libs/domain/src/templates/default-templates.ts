@@ -2,7 +2,6 @@
 // the fallback when an override fails. The body is what the API shows an author who opens the
 // template, so it is generated here as readable, indented HTML with inline CSS only (mail
 // clients drop <style> blocks and must not fetch anything).
-import { escapeHtml } from './escape-html';
 import type { EventType, TemplateValues } from './event-types';
 import { htmlToText } from './html-to-text';
 import { ownValue, renderWith, type RenderedMessage } from './render-template';
@@ -81,12 +80,7 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
  */
 export function renderDefaultAsPlainText(eventType: EventType, values: TemplateValues): RenderedMessage {
   const { subject, html } = renderWith(DEFAULT_TEMPLATES[eventType], (variable) => ownValue(values, variable.name) ?? '');
-  const text = htmlToText(html);
-  return {
-    subject,
-    html: `<pre style="white-space: pre-wrap; word-wrap: break-word; font-family: ${MONOSPACE_STACK}; font-size: 13px;">${escapeHtml(text)}</pre>`,
-    text,
-  };
+  return { subject, html: null, text: htmlToText(html ?? '') };
 }
 
 function emailBody(content: EmailContent): string {

@@ -41,9 +41,35 @@ describe('renderTemplate', () => {
   });
 
   it('does not decode entity-like text inside a value', () => {
-    const rendered = renderTemplate({ subject: 's', body: '{{ .CommonName }}' }, { CommonName: '&lt;not a tag&gt;' });
-    expect(rendered.html).toBe('&amp;lt;not a tag&amp;gt;');
+    const rendered = renderTemplate({ subject: 's', body: '<p>{{ .CommonName }}</p>' }, { CommonName: '&lt;not a tag&gt;' });
+    expect(rendered.html).toBe('<p>&amp;lt;not a tag&amp;gt;</p>');
     expect(rendered.text).toBe('&lt;not a tag&gt;');
+  });
+
+  describe('a body written as plain text', () => {
+    const body = 'Hello,\n\n{{ .CommonName }} expires in {{ .DaysRemaining }} days.\n  - renew it\n  - deploy it\n';
+
+    it('is sent as text only, keeping every line and the values as they are', () => {
+      const rendered = renderTemplate({ subject: 's', body }, { CommonName: 'a < b & <c>', DaysRemaining: '7' });
+      expect(rendered.html).toBeNull();
+      expect(rendered.text).toBe('Hello,\n\na < b & <c> expires in 7 days.\n  - renew it\n  - deploy it\n');
+    });
+
+    it.each([
+      ['an element', '<p>{{ .CommonName }}</p>'],
+      ['a line break', 'line one<br>line two'],
+      ['an entity', 'Tom &amp; Jerry'],
+      ['a comment', '<!-- note -->text'],
+    ])('is told apart from HTML with %s, which keeps its text alternative', (_, html) => {
+      const rendered = renderTemplate({ subject: 's', body: html }, { CommonName: 'x' });
+      expect(rendered.html).not.toBeNull();
+      expect(rendered.text).not.toMatch(/<p>|<br>|&amp;|<!--/);
+    });
+
+    it('is not mistaken for HTML because of a comparison or a value that looks like a tag', () => {
+      expect(renderTemplate({ subject: 's', body: 'expires in < 30 days, > 1 day' }, {}).html).toBeNull();
+      expect(renderTemplate({ subject: 's', body: '{{ .CommonName }}' }, { CommonName: '<b>x</b>' }).html).toBeNull();
+    });
   });
 
   it('keeps a header injection attempt on one line of the subject', () => {

@@ -6,7 +6,8 @@ import type { TemplateField } from './validate-template';
 
 export interface RenderedMessage {
   subject: string;
-  html: string;
+  /** Null for a body written as plain text: the message is then sent as text only, line for line. */
+  html: string | null;
   text: string;
 }
 
@@ -33,11 +34,14 @@ export function renderTemplate(template: { subject: string; body: string }, valu
 
 /** Shared by renderTemplate and the plain-text fallback, which differ only in how values are found. */
 export function renderWith(template: { subject: string; body: string }, lookup: ValueLookup): RenderedMessage {
-  const subject = parseOrThrow('subject', template.subject);
+  const subjectSegments = parseOrThrow('subject', template.subject);
   const body = parseOrThrow('body', template.body);
+  const subject = toHeaderSafeSubject(interpolate(subjectSegments, (variable) => lookup(variable, 'subject')));
+  // A body without markup was written as text: HTML would fold its line breaks into spaces.
+  if (!isMarkup(body)) return { subject, html: null, text: interpolate(body, (variable) => lookup(variable, 'body')) };
   const html = interpolate(body, (variable) => escapeHtml(lookup(variable, 'body')));
   return {
-    subject: toHeaderSafeSubject(interpolate(subject, (variable) => lookup(variable, 'subject'))),
+    subject,
     html,
     // From the escaped HTML: decoding the entities gives every value back exactly, while a value
     // inserted raw would lose anything that looks like a tag (`<script>`) to the tag stripper.
@@ -82,6 +86,13 @@ function parseOrThrow(field: TemplateField, source: string): TemplateSegment[] {
     throw new TemplateRenderError(`${field} does not parse: ${errors.map((error) => error.message).join('; ')}`);
   }
   return segments;
+}
+
+/** An element tag, end tag, comment, doctype or character reference in the template's own text (values never count). */
+const MARKUP = /<\/?[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?>|<!--|<!doctype|&(?:[a-z][a-z0-9]*|#\d+|#x[0-9a-f]+);/i;
+
+export function isMarkup(segments: TemplateSegment[]): boolean {
+  return segments.some((segment) => segment.kind === 'text' && MARKUP.test(segment.text));
 }
 
 function interpolate(segments: TemplateSegment[], valueOf: (variable: VariableSegment) => string): string {

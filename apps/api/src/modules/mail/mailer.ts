@@ -5,7 +5,8 @@ import type { SmtpSettings } from './mail-config';
 export interface OutgoingMessage {
   to: string;
   subject: string;
-  html: string;
+  /** Null sends the text alone (a template written as plain text); otherwise HTML with the text as its alternative. */
+  html: string | null;
   text: string;
 }
 
@@ -50,7 +51,7 @@ export class Mailer {
     return {
       send: async (message) => {
         try {
-          const info = await transport.sendMail({ from, to: message.to, subject: message.subject, html: message.html, text: message.text });
+          const info = await transport.sendMail({ from, to: message.to, subject: message.subject, html: message.html ?? undefined, text: message.text });
           if (info.accepted.length === 0) throw new SmtpDeliveryError(`the server accepted no recipient: ${info.response}`);
         } catch (error) {
           if (error instanceof SmtpDeliveryError) throw error;

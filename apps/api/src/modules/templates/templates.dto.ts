@@ -6,7 +6,12 @@ export class TemplateDto {
   @ApiProperty({ enum: EVENT_TYPES }) eventType!: string;
   @ApiProperty({ enum: CHANNELS }) channel!: string;
   @ApiProperty() subject!: string;
-  @ApiProperty({ description: 'HTML with `{{ .Variable }}` placeholders; a text alternative is derived from it.' }) body!: string;
+  @ApiProperty({
+    description:
+      'HTML with `{{ .Variable }}` placeholders, sent with a text alternative derived from it; a body without any markup ' +
+      '(no tag, comment or character reference) is plain text and is sent as text/plain, line for line.',
+  })
+  body!: string;
   @ApiProperty({ description: 'false: the built-in default applies.' }) isCustom!: boolean;
   @ApiProperty({ type: [String], description: 'The variables this event type offers.' }) variables!: string[];
 }
