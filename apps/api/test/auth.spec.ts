@@ -1,4 +1,6 @@
+import { scryptSync } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
+import { DataSource } from 'typeorm';
 import { createScanner, createTestApp, createUser, bearer, login, ADMIN_EMAIL, ADMIN_PASSWORD, type TestApp } from './support/test-app';
 import { HOUR, SECOND } from './support/fake-clock';
 
@@ -47,6 +49,30 @@ describe('authentication', () => {
     it('rejects a body without credentials with 400', async () => {
       const response = await t.http.post('/api/v1/auth/login').send({ email: ADMIN_EMAIL }).expect(400);
       expect(response.text).toContain('password must be a string');
+    });
+  });
+
+  describe('password hashes', () => {
+    const storedHash = async (id: string) =>
+      (await t.app.get(DataSource).query<{ password_hash: string }[]>('SELECT password_hash FROM users WHERE id = $1', [id]))[0]
+        .password_hash;
+
+    it('are made at N=2^17 and a hash from before is re-hashed at the next successful sign-in only', async () => {
+      const user = await createUser(t, 'viewer');
+      expect(await storedHash(user.id)).toMatch(/^scrypt\$131072\$8\$1\$/);
+
+      // As stored before the cost was raised.
+      const salt = Buffer.from('legacy-salt-0123');
+      const legacy = ['scrypt', 16384, 8, 1, salt.toString('base64'), scryptSync(user.password, salt, 32, { N: 16384 }).toString('base64')];
+      await t.app.get(DataSource).query('UPDATE users SET password_hash = $1 WHERE id = $2', [legacy.join('$'), user.id]);
+
+      await t.http.post('/api/v1/auth/login').send({ email: user.email, password: 'wrong-password' }).expect(401);
+      expect(await storedHash(user.id)).toBe(legacy.join('$'));
+      await t.http.post('/api/v1/auth/login').send({ email: user.email, password: user.password }).expect(200);
+      const upgraded = await storedHash(user.id);
+      expect(upgraded).toMatch(/^scrypt\$131072\$8\$1\$/);
+      await t.http.post('/api/v1/auth/login').send({ email: user.email, password: user.password }).expect(200);
+      expect(await storedHash(user.id)).toBe(upgraded);
     });
   });
 

@@ -1,10 +1,18 @@
-import { hashPassword, hashToken, randomToken, tokenHashesEqual, verifyPassword } from './secrets';
+import { scryptSync } from 'node:crypto';
+import { hashPassword, hashToken, needsRehash, randomToken, tokenHashesEqual, verifyPassword } from './secrets';
+
+/** A hash as the service made them before the cost was raised (N=2^14). */
+function legacyHash(password: string): string {
+  const salt = Buffer.from('0123456789abcdef');
+  const key = scryptSync(password, salt, 32, { N: 16384, r: 8, p: 1 });
+  return ['scrypt', 16384, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
+}
 
 describe('passwords', () => {
   it('hash with a fresh salt each time and verify only the right password', async () => {
     const first = await hashPassword('correct horse');
     const second = await hashPassword('correct horse');
-    expect(first).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(first).toMatch(/^scrypt\$131072\$8\$1\$/);
     expect(first).not.toBe(second);
     expect(first).not.toContain('correct horse');
     await expect(verifyPassword('correct horse', first)).resolves.toBe(true);
@@ -12,9 +20,20 @@ describe('passwords', () => {
     await expect(verifyPassword('Correct horse', first)).resolves.toBe(false);
   });
 
-  it('refuse stored values of an unknown scheme', async () => {
+  it('refuse stored values of an unknown scheme, and costs no hash of ours would ask for', async () => {
     await expect(verifyPassword('x', 'md5$abc')).resolves.toBe(false);
     await expect(verifyPassword('x', '')).resolves.toBe(false);
+    await expect(verifyPassword('x', 'scrypt$1048576$8$1$c2FsdA==$a2V5')).resolves.toBe(false);
+    await expect(verifyPassword('x', 'scrypt$abc$8$1$c2FsdA==$a2V5')).resolves.toBe(false);
+  });
+
+  it('still verify hashes made at the old cost, and mark them for re-hashing', async () => {
+    const legacy = legacyHash('correct horse');
+    await expect(verifyPassword('correct horse', legacy)).resolves.toBe(true);
+    await expect(verifyPassword('wrong horse', legacy)).resolves.toBe(false);
+    expect(needsRehash(legacy)).toBe(true);
+    expect(needsRehash(await hashPassword('correct horse'))).toBe(false);
+    expect(needsRehash('md5$abc')).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, scrypt as scryptCallback, type ScryptOptions, timingSafeEqual } from 'node:crypto';
+import { Semaphore } from '@certkeeper/domain';
 
 /** URL-safe random text with `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {
@@ -19,33 +20,63 @@ export function tokenHashesEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-// Passwords are low-entropy, so they get a salted, memory-hard hash: scrypt with N=2^14, r=8
-// (16 MiB per hash), stored as `scrypt$N$r$p$salt$hash` so the cost can be raised later.
-const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 };
+// Passwords are low-entropy, so they get a salted, memory-hard hash: scrypt at OWASP's current
+// guidance, N=2^17, r=8, p=1 (128 MiB and a few hundred milliseconds per hash), stored as
+// `scrypt$N$r$p$salt$hash` so that hashes made with older parameters still verify and are
+// replaced at the next successful sign-in (needsRehash).
+const SCRYPT = { N: 2 ** 17, r: 8, p: 1, keyLength: 32 };
+// scrypt needs 128 * N * r bytes; Node refuses anything over maxmem.
+const SCRYPT_MAX_MEMORY = 2 * 128 * SCRYPT.N * SCRYPT.r;
+/**
+ * Hashes run on libuv's thread pool (4 threads), which DNS look-ups, file access and signature
+ * checks share. Two at a time bounds their memory to 256 MiB and keeps threads free for the
+ * rest, however many sign-ins arrive at once; the others wait their turn.
+ */
+const hashing = new Semaphore(2);
 
 function scrypt(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scryptCallback(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+  return hashing.run(
+    () =>
+      new Promise((resolve, reject) => {
+        scryptCallback(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
+      }),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 });
+  const key = await scrypt(password, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: SCRYPT_MAX_MEMORY });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+interface StoredHash {
+  N: number;
+  r: number;
+  p: number;
+  salt: Buffer;
+  key: Buffer;
+}
+
+function parseStoredHash(stored: string): StoredHash | null {
   const [scheme, n, r, p, salt, key] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !key) return false;
-  const expected = Buffer.from(key, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: 64 * 1024 * 1024,
-  });
-  return timingSafeEqual(actual, expected);
+  const cost = { N: Number(n), r: Number(r), p: Number(p) };
+  if (scheme !== 'scrypt' || !salt || !key || !Object.values(cost).every((v) => Number.isSafeInteger(v) && v > 0)) return null;
+  // A stored hash asking for more memory than today's cost is not one this service made.
+  if (128 * cost.N * cost.r > SCRYPT_MAX_MEMORY || cost.p > 16) return null;
+  return { ...cost, salt: Buffer.from(salt, 'base64'), key: Buffer.from(key, 'base64') };
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const hash = parseStoredHash(stored);
+  if (!hash || hash.key.length === 0) return false;
+  const actual = await scrypt(password, hash.salt, hash.key.length, { N: hash.N, r: hash.r, p: hash.p, maxmem: SCRYPT_MAX_MEMORY });
+  return timingSafeEqual(actual, hash.key);
+}
+
+/** True for a hash made with weaker parameters than today's: re-hash it once the password is known. */
+export function needsRehash(stored: string): boolean {
+  const hash = parseStoredHash(stored);
+  return hash !== null && (hash.N < SCRYPT.N || hash.r < SCRYPT.r || hash.p < SCRYPT.p || hash.key.length < SCRYPT.keyLength);
 }
 
 // Hashed once so that a login for an unknown e-mail costs the same as a wrong password.

@@ -1,6 +1,6 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { decoyPasswordHash, verifyPassword } from '../../common/auth/secrets';
+import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../../common/auth/secrets';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { UsersRepository } from '../users/users.repository';
@@ -23,6 +23,8 @@ export class AuthService {
     if (!user || !user.passwordHash || !passwordMatches || user.disabled) {
       throw new UnauthorizedException('Invalid e-mail or password.');
     }
+    // The one moment the password is known: bring a hash made at an older cost up to today's.
+    if (needsRehash(user.passwordHash)) await this.users.replacePasswordHash(user.id, user.passwordHash, await hashPassword(password));
     const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
     const claims: JwtClaims = { sub: user.id, iat: issuedAt, exp: issuedAt + this.config.jwtTtlSeconds };
     const token = await this.jwt.signAsync(claims, {

@@ -67,6 +67,14 @@ export class UsersRepository {
     }
   }
 
+  /**
+   * Replaces the password hash only while it is still `expected`: a password changed meanwhile
+   * (another replica, another request) is never overwritten by a re-hash of the old one.
+   */
+  async replacePasswordHash(id: string, expected: string, next: string): Promise<void> {
+    await this.users().update({ id, passwordHash: expected }, { passwordHash: next });
+  }
+
   async delete(id: string, manager?: EntityManager): Promise<boolean> {
     const result = await this.users(manager).delete({ id });
     return (result.affected ?? 0) > 0;
