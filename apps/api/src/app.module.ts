@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { Clock, SystemClock } from './common/clock';
 import { NoUnexpectedBodyInterceptor } from './common/http/no-body.interceptor';
 import { PlainTextExceptionFilter } from './common/http/plain-text-exception.filter';
-import { APP_CONFIG, type AppConfig } from './config/app-config';
+import { APP_CONFIG, APPLICATION_ID, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { AlertsModule } from './modules/alerts/alerts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
@@ -23,7 +24,7 @@ import { TemplatesModule } from './modules/templates/templates.module';
 import { TrustModule } from './modules/trust/trust.module';
 import { UsersModule } from './modules/users/users.module';
 
-/** Process-wide values every module may inject: the resolved configuration and the clock. */
+/** Values every module of one application may inject: the resolved configuration, the application's id and the clock. */
 @Module({})
 class CoreModule {
   static forRoot(config: AppConfig, clock: Clock): DynamicModule {
@@ -32,9 +33,10 @@ class CoreModule {
       global: true,
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        { provide: APPLICATION_ID, useValue: config.applicationId ?? randomUUID() },
         { provide: Clock, useValue: clock },
       ],
-      exports: [APP_CONFIG, Clock],
+      exports: [APP_CONFIG, APPLICATION_ID, Clock],
     };
   }
 }

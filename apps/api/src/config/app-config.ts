@@ -44,7 +44,16 @@ export interface AppConfig {
   /** Absent: CCADB_SOURCES (tools that never refresh need not say). */
   rootStoreSources?: RootStoreSources;
   logLevel: LogLevel;
+  /**
+   * Names this application's Passport strategies (`jwt:<applicationId>`, ...), so that several
+   * applications in one process never answer each other's tokens (docs/decisions/0001). Default:
+   * a random id, new for every application created.
+   */
+  applicationId?: string;
 }
 
 /** Injection token of the AppConfig. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** Injection token of this application's id: AppConfig.applicationId, or the random one chosen at creation. */
+export const APPLICATION_ID = Symbol('APPLICATION_ID');

@@ -7,12 +7,26 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
-import { bearerToken } from '../../common/auth/bearer-token';
+import { AuthGuard, AuthModuleOptions, type IAuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import { bearerToken, tokenKind, type TokenKind } from '../../common/auth/bearer-token';
 import { roleHasPermission } from '../../common/auth/permissions';
 import type { Principal } from '../../common/auth/principal';
 import { ROUTE_ACCESS, type RouteAccess } from '../../common/auth/route-access';
-import { Authenticator } from './authenticator';
+import { TokenStrategies } from './token-strategies';
+
+/**
+ * @nestjs/passport's guard for one strategy (the module's default strategy when `strategy` is
+ * undefined), reporting "no principal" as null so that AccessGuard words the 401 itself.
+ */
+function quietAuthGuard(strategy?: string): new (options?: AuthModuleOptions) => IAuthGuard {
+  return class extends AuthGuard(strategy) {
+    override handleRequest<T>(error: unknown, principal: T | false): T | null {
+      if (error) throw error;
+      return principal || null;
+    }
+  };
+}
 
 /**
  * The global guard. Authentication failures are 401, a valid token without the route's
@@ -21,26 +35,31 @@ import { Authenticator } from './authenticator';
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
+  /** The token's prefix picks exactly one of this application's strategies; JWTs go to the default one. */
+  private readonly guards: Record<TokenKind, IAuthGuard>;
+
   constructor(
     private readonly reflector: Reflector,
-    private readonly authenticator: Authenticator,
-  ) {}
+    strategies: TokenStrategies,
+    options: AuthModuleOptions,
+  ) {
+    const JwtGuard = quietAuthGuard();
+    const ApiKeyGuard = quietAuthGuard(strategies.names['api-key']);
+    const ScannerGuard = quietAuthGuard(strategies.names.scanner);
+    this.guards = { jwt: new JwtGuard(options), 'api-key': new ApiKeyGuard(options), scanner: new ScannerGuard(options) };
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [context.getHandler(), context.getClass()]);
     if (!access) throw new InternalServerErrorException('Route declares no access rule.');
     if (access.kind === 'public') return true;
 
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request>();
-    const principal = await this.authenticator.authenticate(req, http.getResponse<Response>());
-    if (!principal) {
-      throw new UnauthorizedException(
-        bearerToken(req) === null
-          ? 'Missing or malformed Authorization header; expected "Bearer <token>".'
-          : 'Invalid, expired or revoked token.',
-      );
-    }
+    const req = context.switchToHttp().getRequest<Request>();
+    const token = bearerToken(req);
+    if (token === null) throw new UnauthorizedException('Missing or malformed Authorization header; expected "Bearer <token>".');
+    await this.guards[tokenKind(token)].canActivate(context);
+    const principal = (req.user as Principal | null | undefined) ?? null;
+    if (!principal) throw new UnauthorizedException('Invalid, expired or revoked token.');
     assertAllowed(access, principal);
     req.user = principal;
     return true;
