@@ -9,6 +9,8 @@ describe('cronExpressionProblem', () => {
     '30 2 * JAN,jul 0',
     '0 0 * * 7',
     '0-59/5 0-23/2 1-31 1-12 0-6',
+    '5/15 * * * *',
+    '0 0 * * MON-SUN',
   ])('accepts %j', (expression) => expect(cronExpressionProblem(expression)).toBeNull());
 
   it.each([
@@ -16,15 +18,29 @@ describe('cronExpressionProblem', () => {
     ['* * * *', 'exactly 5 fields'],
     ['0 0 * * * *', 'exactly 5 fields'],
     ['@hourly', 'exactly 5 fields'],
+    ['0 0 1 1 * 2030', 'exactly 5 fields'],
     ['60 * * * *', 'minute: "60" is outside 0-59'],
     ['* 24 * * *', 'hour'],
     ['* * 0 * *', 'day of month'],
     ['* * * 13 *', 'month'],
     ['* * * * 8', 'day of week'],
-    ['*/0 * * * *', 'step out of range'],
-    ['5-1 * * * *', 'backwards range'],
-    ['a * * * *', 'minute'],
-    ['1/2/3 * * * *', 'more than one step'],
+    ['* * * FOO *', 'month: "FOO" is outside 1-12 or JAN-DEC'],
+    ['* * * SUN *', 'month: "SUN" is outside'],
+    ['JAN * * * *', 'minute: "JAN" is outside 0-59'],
+    ['0 0 * * FRI-MON', 'day of week: "FRI-MON" is not valid: From value is larger than to value'],
+    ['*/0 * * * *', 'minute: "*/0" is not valid: Syntax error, illegal stepping'],
+    ['*/61 * * * *', 'minute: "*/61" is not valid'],
+    ['5-1 * * * *', 'minute: "5-1" is not valid: From value is larger than to value'],
+    ['a * * * *', 'minute: "a" is not a value, a range or a step'],
+    ['1/2/3 * * * *', 'minute: "1/2/3" is not a value, a range or a step'],
+    ['/5 * * * *', 'minute: "/5" is not a value'],
+    // croner's extensions of standard cron.
+    ['0 0 L * *', 'day of month: "L" is not a value'],
+    ['0 0 15W * *', 'day of month: "15W" is not a value'],
+    ['0 0 * * FRI#2', 'day of week: "FRI#2" is not a value'],
+    ['0 0 * * 5L', 'day of week: "5L" is not a value'],
+    ['0 0 ? * *', 'day of month: "?" is not a value'],
+    ['0 0 * * +MON', 'day of week: "+MON" is not a value'],
   ])('refuses %j', (expression, problem) => expect(cronExpressionProblem(expression)).toContain(problem));
 });
 
@@ -39,6 +55,9 @@ describe('nextCronTime', () => {
     ['0 0 1 * *', '2026-11-21T00:00:00Z', '2026-12-01T00:00:00.000Z'],
     ['0 0 * * 7', '2026-11-21T00:00:00Z', '2026-11-22T00:00:00.000Z'],
     ['0 0 13 * 5', '2026-11-21T00:00:00Z', '2026-11-27T00:00:00.000Z'],
+    ['5/15 * * * *', '2026-11-21T14:10:00Z', '2026-11-21T14:20:00.000Z'],
+    ['0 0 29 2 *', '2026-11-21T00:00:00Z', '2028-02-29T00:00:00.000Z'],
+    ['0 * * * *', '2026-11-21T14:59:59.999Z', '2026-11-21T15:00:00.000Z'],
   ])('%s after %s is %s', (expression, after, next) => {
     expect(nextCronTime(expression, at(after))?.toISOString()).toBe(next);
   });
@@ -46,5 +65,8 @@ describe('nextCronTime', () => {
   it('is null for an expression that never fires or is invalid', () => {
     expect(nextCronTime('0 0 31 2 *', at('2026-01-01T00:00:00Z'))).toBeNull();
     expect(nextCronTime('nonsense', at('2026-01-01T00:00:00Z'))).toBeNull();
+    // croner would schedule these; the contract's cron does not.
+    expect(nextCronTime('@hourly', at('2026-01-01T00:00:00Z'))).toBeNull();
+    expect(nextCronTime('0 0 L * *', at('2026-01-01T00:00:00Z'))).toBeNull();
   });
 });

@@ -44,6 +44,30 @@ describe('htmlToText', () => {
     );
   });
 
+  it('prints only the targets a reader can follow', () => {
+    const html =
+      '<a href="/relative">Here</a>, <a href="#top">top</a>, <a href="javascript:go()">go</a>, <a href="https://e.example/">https://e.example/</a>';
+    expect(htmlToText(html)).toBe('Here, top, go, https://e.example/');
+  });
+
+  it('decodes the full HTML5 entity table, and escaped values exactly once', () => {
+    expect(htmlToText('caf&eacute; &hellip;')).toBe('café …');
+    const value = '&copy &amp; &#39; &lt;x&gt;';
+    expect(htmlToText(`<p>${escapeHtml(value)}</p>`)).toBe(value);
+  });
+
+  it('never wraps a long line, so a fingerprint stays whole', () => {
+    const fingerprint = Array.from({ length: 32 }, (_, index) => index.toString(16).padStart(2, '0').toUpperCase()).join(':');
+    const html = `<p>${'word '.repeat(30)}${fingerprint}</p>`;
+    expect(htmlToText(html)).toBe(`${'word '.repeat(30)}${fingerprint}`);
+  });
+
+  it('reads an image as its alt text and numbers ordered lists', () => {
+    expect(htmlToText('<img src="https://e.example/logo.png" alt="Example Corp"><ol><li>renew</li><li>deploy</li></ol>')).toBe(
+      'Example Corp\n 1. renew\n 2. deploy',
+    );
+  });
+
   it('keeps the whitespace of <pre> content', () => {
     expect(htmlToText('<p>Intro</p><pre>\nline 1\n  indented\n\nline 4</pre>')).toBe('Intro\n\nline 1\n  indented\n\nline 4');
   });

@@ -23,8 +23,14 @@ describe('readCsv', () => {
     expect(readCsv('a,,"",\n')).toEqual([['a', '', '', '']]);
   });
 
-  it('reads text after a closing quote as part of the field', () => {
-    expect(readCsv('"a"b,c')).toEqual([['ab', 'c']]);
+  it('keeps stray quotes as text instead of failing the whole file', () => {
+    // Text after a closing quote keeps both quotes (csv-parse's relax_quotes cannot drop them).
+    expect(readCsv('"a"b,c')).toEqual([['"a"b', 'c']]);
+    expect(readCsv('a"b,c\n')).toEqual([['a"b', 'c']]);
+  });
+
+  it('drops lines whose fields are all blank and keeps short rows short', () => {
+    expect(readCsv('a,b,c\n , \n1\n')).toEqual([['a', 'b', 'c'], ['1']]);
   });
 
   it('returns no rows for empty input', () => {
@@ -33,6 +39,6 @@ describe('readCsv', () => {
   });
 
   it('refuses a quoted field that never closes', () => {
-    expect(() => readCsv('a,"b\nc,d')).toThrow(CsvSyntaxError);
+    expect(() => readCsv('a,"b\nc,d')).toThrow(new CsvSyntaxError('A quoted CSV field is not closed: the file is probably truncated.'));
   });
 });

@@ -1,3 +1,10 @@
+// Hand-written on purpose, and kept so when issue 11 moved CSV, HTML-to-text and cron onto
+// libraries (decision 0006). It is on the hot paths: every certificate the API stores is read by
+// it, and the trust evaluator's signature fast path (trust/signature.ts) takes the signed bytes
+// and the keys from it instead of building an X509Certificate or an ASN.1 library's object tree.
+// ASN.1 libraries decode everything and re-encode what they parse; this reads only what is asked
+// for, in place, as the exact bytes that are hashed and compared.
+
 /**
  * A minimal DER reader: just enough to walk a certificate and its extensions.
  *
