@@ -113,6 +113,13 @@ describe('calendar feed', () => {
       expect(feed.text).toMatch(/\r\nEND:VCALENDAR\r\n$/);
       expect(feed.text).toContain('\r\nX-PUBLISHED-TTL:PT1H\r\n');
       expect(feed.text).toContain('\r\nREFRESH-INTERVAL;VALUE=DURATION:PT1H\r\n');
+      expect(ical.sync.parseICS(feed.text).vcalendar).toMatchObject({
+        version: '2.0',
+        prodid: '-//Certkeeper//Certificate expiry feed//EN',
+        method: 'PUBLISH',
+        'WR-CALNAME': 'Certkeeper certificate expiry',
+        'PUBLISHED-TTL': 'PT1H',
+      });
       expect(events(feed.text)).toEqual([]);
 
       const me = await t.http.get('/api/v1/me').set(bearer(user.token)).expect(200);
@@ -272,6 +279,11 @@ describe('calendar feed', () => {
         expect(lines).toContain(`DTSTART;VALUE=DATE:${ymd(day)}`);
         expect(lines).toContain(`DTEND;VALUE=DATE:${ymd(new Date(day.getTime() + DAY))}`);
         expect(event.datetype).toBe('date');
+        expect(event.start.dateOnly).toBe(true);
+        expect(event.start.toISOString()).toBe(day.toISOString());
+        expect(event.end?.toISOString()).toBe(new Date(day.getTime() + DAY).toISOString());
+        expect(event.dtstamp.toISOString()).toBe(now.toISOString());
+        expect(event.transparency).toBe('TRANSPARENT');
         expect(event.alarms).toHaveLength(4);
         expect(event.alarms!.map((alarm) => alarm.trigger)).toEqual(['-P30D', '-P14D', '-P7D', '-P1D']);
         expect(event.alarms!.every((alarm) => alarm.action === 'DISPLAY' && (alarm.description ?? '').length > 0)).toBe(true);
@@ -285,6 +297,12 @@ describe('calendar feed', () => {
       expect(text(soonEvent.description)).toContain('Common name: soon.calendar.test');
       expect(text(soonEvent.description)).toContain(`single ${tag} (manual)`);
       expect(text(soonEvent.description)).toContain('Days remaining: 10');
+      expect(soonEvent.alarms!.map((alarm) => alarm.description)).toEqual([
+        'Certificate soon.calendar.test expires in 30 days',
+        'Certificate soon.calendar.test expires in 14 days',
+        'Certificate soon.calendar.test expires in 7 days',
+        'Certificate soon.calendar.test expires in 1 day',
+      ]);
 
       expect(text(byUid.get(successor.fingerprint)!.summary)).toBe(`Certificate expiry: successor.calendar.test (rotating ${tag})`);
       const sharedEvent = byUid.get(shared.fingerprint)!;
