@@ -22,7 +22,8 @@ import { TokenStrategies } from './token-strategies';
 function quietAuthGuard(strategy?: string): new (options?: AuthModuleOptions) => IAuthGuard {
   return class extends AuthGuard(strategy) {
     override handleRequest<T>(error: unknown, principal: T | false): T | null {
-      if (error) throw error;
+      // Strategies fail with Errors (a database that is down); anything else is wrapped so it keeps its 500.
+      if (error) throw error instanceof Error ? error : new Error('Authentication failed.', { cause: error });
       return principal || null;
     }
   };
