@@ -4,13 +4,9 @@ import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+const FRAMEWORK = ['@nestjs/*', 'typeorm', '@nestjs/typeorm', 'pg', 'express', 'nodemailer'];
 const NETWORK_AND_FRAMEWORK = [
-  '@nestjs/*',
-  'typeorm',
-  '@nestjs/typeorm',
-  'pg',
-  'express',
-  'nodemailer',
+  ...FRAMEWORK,
   'net',
   'tls',
   'http',
@@ -42,7 +38,9 @@ export default tseslint.config(
         {
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:node'] },
+            // Node-only utilities (libs/net) serve the plain-Node agent as well as the API: no framework.
+            { sourceTag: 'type:node', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: FRAMEWORK },
             // The domain library takes bytes and strings and returns values: no framework, no network.
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: NETWORK_AND_FRAMEWORK },
             { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner'] },

@@ -24,5 +24,6 @@ module.exports = {
   moduleNameMapper: {
     '^@certkeeper/domain$': path.join(__dirname, 'libs/domain/src/index.ts'),
     '^@certkeeper/domain/testing$': path.join(__dirname, 'libs/domain/src/testing.ts'),
+    '^@certkeeper/net$': path.join(__dirname, 'libs/net/src/index.ts'),
   },
 };

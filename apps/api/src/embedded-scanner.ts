@@ -7,9 +7,15 @@ import { Logger } from '@nestjs/common';
 const RESTART_DELAY_MS = 5000;
 const STOP_GRACE_MS = 15_000;
 
+/**
+ * The operator's settings the agent reads: SCANNER_* and OUTBOUND_DENY, so one deny list covers
+ * the API and its embedded agent alike (the API already refused a bad value at start-up).
+ */
+const forTheAgent = (name: string) => name.startsWith('SCANNER_') || name === 'OUTBOUND_DENY';
+
 function scannerSettings(): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('SCANNER_') && entry[1] !== undefined),
+    Object.entries(process.env).filter((entry): entry is [string, string] => forTheAgent(entry[0]) && entry[1] !== undefined),
   );
 }
 
@@ -41,7 +47,7 @@ export class EmbeddedScanner {
       return;
     }
     const child = spawn(process.execPath, ['--enable-source-maps', EMBEDDED_AGENT_MAIN], {
-      // The operator's SCANNER_* settings (deadlines, polling) apply to the embedded agent too.
+      // The operator's SCANNER_* settings (deadlines, polling) and OUTBOUND_DENY apply to the embedded agent too.
       env: {
         PATH: process.env.PATH ?? '',
         ...scannerSettings(),

@@ -13,6 +13,9 @@ import { startTarpit, SwappableTlsServer } from './support/tls-servers';
 const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
 const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
 
+// OUTBOUND_DENY of the test run reaches the agents too, as the API's reaches its embedded agent.
+const OUTBOUND_DENY = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
+
 interface AgentRun {
   code: number | null;
   output: string;
@@ -30,6 +33,7 @@ function runAgentOnce(apiUrl: string, token: string): Promise<AgentRun> {
         SCANNER_TOKEN: token,
         SCANNER_CONNECT_TIMEOUT_MS: '1000',
         SCANNER_HANDSHAKE_TIMEOUT_MS: '1000',
+        ...OUTBOUND_DENY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -189,6 +193,12 @@ describe('the real agent against real TLS servers', () => {
       served = entity('https://idp.example.test', [oldKey], ns);
       await cycle();
       expect(await current(id)).toEqual([sha256(oldKey)]);
+      // The history of a fetch records where the document came from, as a host scan's does.
+      const history = (await t.http.get(`/api/v1/endpoints/${id}/history`).set(bearer(admin)).expect(200)).body as {
+        success: boolean;
+        resolvedIp: string | null;
+      }[];
+      expect(history).toMatchObject([{ success: true, resolvedIp: '127.0.0.1' }]);
 
       served = entity('https://idp.example.test', [oldKey, newKey], ns);
       await cycle();
@@ -224,22 +234,34 @@ describe('the real agent against real TLS servers', () => {
   it('finishes in-flight probes on SIGTERM before exiting', async () => {
     const tarpit = await startTarpit();
     const id = await endpoint({ name: 'slow', dnsName: 'a.example.test', ipAddress: '127.0.0.1', port: tarpit.port });
+    const agent = spawn(process.execPath, [AGENT], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        SCANNER_API_URL: apiUrl,
+        SCANNER_TOKEN: token,
+        SCANNER_HANDSHAKE_TIMEOUT_MS: '1500',
+        ...OUTBOUND_DENY,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => agent.once('exit', resolve));
     try {
       let output = '';
-      const agent = spawn(process.execPath, [AGENT], {
-        env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: apiUrl, SCANNER_TOKEN: token, SCANNER_HANDSHAKE_TIMEOUT_MS: '1500' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
       agent.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       // The start-up poll probes never-scanned endpoints: stop the agent while the tarpit holds the probe.
       const deadline = Date.now() + 10_000;
       while (tarpit.connections() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      expect(tarpit.connections()).toBe(1);
+      // When no probe arrived, the endpoint's error says why (an OUTBOUND_DENY covering loopback, say).
+      const connections = tarpit.connections();
+      const lastScanError = connections === 1 ? null : (await detail(id)).lastScanError;
+      expect({ connections, lastScanError }).toEqual({ connections: 1, lastScanError: null });
       agent.kill('SIGTERM');
-      const code = await new Promise<number | null>((resolve) => agent.once('exit', resolve));
-      expect(code).toBe(0);
+      expect(await exited).toBe(0);
       expect((await detail(id)).lastScanError).toContain('timed out');
     } finally {
+      // A failed expectation must not leave the agent running (Jest would never exit).
+      if (agent.exitCode === null && agent.signalCode === null) agent.kill('SIGKILL');
+      await exited;
       await tarpit.close();
     }
   }, 30_000);

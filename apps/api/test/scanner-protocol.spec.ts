@@ -366,5 +366,25 @@ describe('scanner protocol', () => {
       expect(state.lastScanError).toContain('could not be used');
       expect(JSON.stringify(state)).not.toContain('root:');
     });
+
+    it('records where the document came from in the history: an IP address, null when absent (older agents), nothing else', async () => {
+      const id = await endpoint({ name: 'idp-address', type: 'saml', metadataUrl: 'https://idp.example.com/address' });
+      const document = metadata([{ entityId: 'https://idp.example.com', signing: [await mintCertificate({ subject: 'CN=address' })] }]);
+      const outcomes = await post(defaultScanner.token, [
+        { ...samlResult(id, document, 20), resolvedIp: '2001:db8::10' },
+        samlResult(id, document, 10),
+        { ...samlResult(id, document, 5), resolvedIp: 'idp.example.com' },
+      ]);
+      expect(outcomes.map((o) => [o.status, o.code])).toEqual([
+        ['accepted', undefined],
+        ['accepted', undefined],
+        ['rejected', 400],
+      ]);
+      expect(outcomes[2].error).toContain('resolvedIp must be an IP address or null');
+      const history = (await t.http.get(`/api/v1/endpoints/${id}/history`).set(bearer(admin)).expect(200)).body as {
+        resolvedIp: string | null;
+      }[];
+      expect(history.map((h) => h.resolvedIp)).toEqual([null, '2001:db8::10']);
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { parseOutboundDeny } from '@certkeeper/net';
 import { DataSource } from 'typeorm';
 import { freePort } from '../src/common/net/free-port';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
@@ -170,6 +171,25 @@ describe('settings', () => {
       } finally {
         await starttls.close();
         await implicit.close();
+      }
+    });
+
+    it('refuses a relay OUTBOUND_DENY covers (502 saying why) without connecting to it, by address and by name', async () => {
+      const deny = parseOutboundDeny('127.0.0.0/8,::1/128');
+      if (!deny.ok) throw new Error(deny.problem);
+      const guarded = await createTestApp({ outboundDeny: deny.value });
+      try {
+        const token = await login(guarded);
+        const connectionsBefore = smtp.connections;
+        const refusal = async (host: string) => {
+          await guarded.http.put('/api/v1/settings/mail').set(bearer(token)).send(mailSettings({ host })).expect(200);
+          return (await guarded.http.post('/api/v1/settings/mail/test').set(bearer(token)).send({}).expect(502)).text;
+        };
+        expect(await refusal('127.0.0.1')).toContain('The SMTP round trip failed: refused by OUTBOUND_DENY: 127.0.0.1 is in 127.0.0.0/8');
+        expect(await refusal('localhost')).toMatch(/refused by OUTBOUND_DENY: localhost resolves to (127\.0\.0\.1|::1), which is in /);
+        expect(smtp.connections).toBe(connectionsBefore);
+      } finally {
+        await guarded.close();
       }
     });
 

@@ -1,3 +1,4 @@
+import { OutboundDenyList } from '@certkeeper/net';
 import { parseScannerEnvironment, ScannerConfigurationError } from './config';
 
 describe('parseScannerEnvironment', () => {
@@ -8,7 +9,26 @@ describe('parseScannerEnvironment', () => {
       connectTimeoutMs: 5000,
       handshakeTimeoutMs: 10_000,
       newWorkPollMs: 60_000,
+      outboundDeny: OutboundDenyList.DEFAULT,
     });
+  });
+
+  it('reads OUTBOUND_DENY, the default list when unset, and names it without its value when bad', () => {
+    const env = { SCANNER_API_URL: 'http://api', SCANNER_TOKEN: 'stx_s_abc' };
+    expect(parseScannerEnvironment({ ...env, OUTBOUND_DENY: ' ' }).outboundDeny).toBe(OutboundDenyList.DEFAULT);
+    expect(parseScannerEnvironment({ ...env, OUTBOUND_DENY: 'default, 10.0.0.0/8' }).outboundDeny.cidrs).toEqual([
+      ...OutboundDenyList.DEFAULT.cidrs,
+      '10.0.0.0/8',
+    ]);
+    expect(parseScannerEnvironment({ ...env, OUTBOUND_DENY: 'none' }).outboundDeny).toBe(OutboundDenyList.NONE);
+    try {
+      parseScannerEnvironment({ ...env, OUTBOUND_DENY: '10.0.0.0/8,secret.example' });
+      throw new Error('expected a configuration error');
+    } catch (error) {
+      const { problems, message } = error as ScannerConfigurationError;
+      expect(problems).toEqual(['OUTBOUND_DENY: entry 2 is not an IPv4 or IPv6 address or CIDR block (such as 10.0.0.0/8 or fc00::/7)']);
+      expect(message).not.toContain('secret');
+    }
   });
 
   it('reads the probe deadlines and refuses nonsense', () => {

@@ -1,4 +1,5 @@
 import { accept, type Env, EnvironmentReader, integerFrom, refuse, urlWith } from '@certkeeper/domain';
+import { OutboundDenyList, parseOutboundDeny } from '@certkeeper/net';
 
 export interface ScannerConfig {
   apiUrl: string;
@@ -8,6 +9,8 @@ export interface ScannerConfig {
   handshakeTimeoutMs: number;
   /** How often to look for endpoints that were never scanned. */
   newWorkPollMs: number;
+  /** OUTBOUND_DENY: addresses no probe may reach (the API itself is not a probe target). */
+  outboundDeny: OutboundDenyList;
 }
 
 /** The agent's configuration errors are the shared kind, under the agent's own heading. */
@@ -16,7 +19,7 @@ export { ConfigurationError as ScannerConfigurationError } from '@certkeeper/dom
 const SCANNER_TOKEN_PREFIX = 'stx_s_';
 const milliseconds = integerFrom(100, 600_000, 'a whole number of milliseconds');
 
-/** Reads SCANNER_API_URL, SCANNER_TOKEN and the deadlines, naming every problem at once (never a value). */
+/** Reads SCANNER_API_URL, SCANNER_TOKEN, the deadlines and OUTBOUND_DENY, naming every problem at once (never a value). */
 export function parseScannerEnvironment(env: Env): ScannerConfig {
   const reader = new EnvironmentReader(env);
   const apiUrl = reader.require(
@@ -35,6 +38,14 @@ export function parseScannerEnvironment(env: Env): ScannerConfig {
   const connectTimeoutMs = reader.read('SCANNER_CONNECT_TIMEOUT_MS', milliseconds, 5000);
   const handshakeTimeoutMs = reader.read('SCANNER_HANDSHAKE_TIMEOUT_MS', milliseconds, 10_000);
   const newWorkPollMs = reader.read('SCANNER_NEW_WORK_POLL_MS', milliseconds, 60_000);
+  const outboundDeny = reader.read('OUTBOUND_DENY', parseOutboundDeny, OutboundDenyList.DEFAULT);
   reader.finish('Invalid scanner configuration');
-  return { apiUrl: (apiUrl as string).replace(/\/+$/, ''), token: token as string, connectTimeoutMs, handshakeTimeoutMs, newWorkPollMs };
+  return {
+    apiUrl: (apiUrl as string).replace(/\/+$/, ''),
+    token: token as string,
+    connectTimeoutMs,
+    handshakeTimeoutMs,
+    newWorkPollMs,
+    outboundDeny,
+  };
 }

@@ -1,25 +1,38 @@
 import type { ScanResult, WorkItem } from '@certkeeper/domain';
+import { OutboundGuard } from '@certkeeper/net';
 import { Agent } from './agent';
 import { ScannerApiClient } from './api-client';
-import { parseScannerEnvironment, ScannerConfigurationError } from './config';
+import { parseScannerEnvironment, type ScannerConfig, ScannerConfigurationError } from './config';
 import { jsonLog } from './log';
 import { probeHost } from './probes/host-probe';
 import { probeSaml } from './probes/saml-probe';
 import { profileTls } from './probes/tls-profile';
 
-function prober(deadlines: { connectTimeoutMs: number; handshakeTimeoutMs: number }) {
-  return (item: WorkItem): Promise<ScanResult> => probe(item, deadlines);
+interface ProbeSettings {
+  connectTimeoutMs: number;
+  handshakeTimeoutMs: number;
+  /** One guard for every probe: OUTBOUND_DENY applies to hosts, TLS profiles and SAML fetches alike. */
+  guard: OutboundGuard;
 }
 
-function probe(item: WorkItem, deadlines: { connectTimeoutMs: number; handshakeTimeoutMs: number }): Promise<ScanResult> {
+function prober(config: ScannerConfig) {
+  const settings: ProbeSettings = {
+    connectTimeoutMs: config.connectTimeoutMs,
+    handshakeTimeoutMs: config.handshakeTimeoutMs,
+    guard: new OutboundGuard(config.outboundDeny),
+  };
+  return (item: WorkItem): Promise<ScanResult> => probe(item, settings);
+}
+
+function probe(item: WorkItem, settings: ProbeSettings): Promise<ScanResult> {
   switch (item.type) {
     case 'host':
       return probeHost(item, {
-        ...deadlines,
-        profile: async (target, deadlineMs) => (await profileTls(target, { deadlineMs })).profile,
+        ...settings,
+        profile: async (target, deadlineMs) => (await profileTls(target, { deadlineMs, guard: settings.guard })).profile,
       });
     case 'saml':
-      return probeSaml(item);
+      return probeSaml(item, { guard: settings.guard });
   }
 }
 
@@ -52,7 +65,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   await agent.start();
-  jsonLog('info', 'scanner agent started', { apiUrl: config.apiUrl });
+  jsonLog('info', 'scanner agent started', { apiUrl: config.apiUrl, outboundDeny: config.outboundDeny.toString() });
 }
 
 void main();

@@ -1,3 +1,4 @@
+import type { OutboundDenyList } from '@certkeeper/net';
 import type { LogLevel } from './environment';
 
 /** Where the root-store refresh reads the CCADB data: http(s) or file:// addresses. */
@@ -43,6 +44,8 @@ export interface AppConfig {
   retentionDays: number;
   /** Absent: CCADB_SOURCES (tools that never refresh need not say). */
   rootStoreSources?: RootStoreSources;
+  /** OUTBOUND_DENY; absent: the default list (tools and tests that never say still get the guard). */
+  outboundDeny?: OutboundDenyList;
   logLevel: LogLevel;
   /**
    * Names this application's Passport strategies (`jwt:<applicationId>`, ...), so that several

@@ -10,6 +10,7 @@ import {
   refuse,
   urlWith,
 } from '@certkeeper/domain';
+import { OutboundDenyList, parseOutboundDeny } from '@certkeeper/net';
 import { CCADB_SOURCES, type RootStoreSources } from './app-config';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -29,6 +30,8 @@ export interface Environment {
   embeddedScanner: boolean;
   retentionDays: number;
   rootStoreSources: RootStoreSources;
+  /** OUTBOUND_DENY: what no outbound connection (SMTP, OIDC, the embedded agent's probes) may reach. */
+  outboundDeny: OutboundDenyList;
   logLevel: LogLevel;
 }
 
@@ -77,6 +80,7 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
     pemUrls: read('ROOT_STORES_PEM_URLS', parseSourceUrls, CCADB_SOURCES.pemUrls),
     fetchTimeoutMs: read('ROOT_STORES_FETCH_TIMEOUT', parseFetchTimeout, CCADB_SOURCES.fetchTimeoutMs),
   };
+  const outboundDeny = read('OUTBOUND_DENY', parseOutboundDeny, OutboundDenyList.DEFAULT);
   const logLevel = read<LogLevel>(
     'LOG_LEVEL',
     (raw) => (LOG_LEVELS.includes(raw as LogLevel) ? accept(raw as LogLevel) : refuse(`must be one of ${LOG_LEVELS.join(', ')}`)),
@@ -105,6 +109,7 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
     embeddedScanner,
     retentionDays,
     rootStoreSources,
+    outboundDeny,
     logLevel,
   };
 }

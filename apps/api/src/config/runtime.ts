@@ -53,6 +53,7 @@ export async function prepareRuntime(env: Environment, log: (message: string) =>
     seedRootStores: true,
     retentionDays: env.retentionDays,
     rootStoreSources: env.rootStoreSources,
+    outboundDeny: env.outboundDeny,
     logLevel: env.logLevel,
   };
   if (env.databaseUrl !== null) {

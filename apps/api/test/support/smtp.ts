@@ -16,6 +16,8 @@ export interface TestSmtpServer {
   messages: CapturedMail[];
   /** Refuse every message with 451 (a relay having trouble) until healed. */
   failing: boolean;
+  /** SMTP sessions opened so far, accepted or not. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -34,7 +36,7 @@ export async function startSmtpServer(
   } = {},
 ): Promise<TestSmtpServer> {
   const tls = options.secure || options.starttls ? await selfSignedCredentials() : null;
-  const state = { messages: [] as CapturedMail[], failing: false };
+  const state = { messages: [] as CapturedMail[], failing: false, connections: 0 };
   const serverOptions: SMTPServerOptions = {
     secure: options.secure ?? false,
     disabledCommands: [...(options.auth ? [] : ['AUTH']), ...(tls ? [] : ['STARTTLS'])],
@@ -43,6 +45,10 @@ export async function startSmtpServer(
     allowInsecureAuth: true,
     ...(tls ?? {}),
     logger: false,
+    onConnect: (_session, callback) => {
+      state.connections += 1;
+      callback();
+    },
     onAuth: (auth, _session, callback) => {
       options.onAuthAttempt?.(auth.password ?? '');
       if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass)
@@ -77,6 +83,9 @@ export async function startSmtpServer(
     },
     set failing(value: boolean) {
       state.failing = value;
+    },
+    get connections() {
+      return state.connections;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

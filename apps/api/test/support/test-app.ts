@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
+import { OutboundDenyList, parseOutboundDeny } from '@certkeeper/net';
 import request from 'supertest';
 import { JsonLogger } from '../../src/common/logging/json-logger';
 import type { Role } from '../../src/common/auth/permissions';
@@ -47,9 +48,23 @@ export function testConfig(databaseName: string, overrides: Partial<AppConfig> =
       pemUrls: ['http://127.0.0.1:9/ccadb/roots.pem'],
       fetchTimeoutMs: 10_000,
     },
+    outboundDeny: outboundDenyOfTheRun(),
     logLevel: 'debug',
     ...overrides,
   };
+}
+
+/**
+ * OUTBOUND_DENY of the test run when set, else the default list (which lets loopback through):
+ * `OUTBOUND_DENY=127.0.0.0/8 npx jest apps/api/test/settings.spec.ts` shows the guard refusing the
+ * loopback SMTP servers of the tests. The agent-e2e tests pass it on to the agents they start.
+ */
+function outboundDenyOfTheRun(): OutboundDenyList {
+  const raw = process.env.OUTBOUND_DENY?.trim();
+  if (!raw) return OutboundDenyList.DEFAULT;
+  const parsed = parseOutboundDeny(raw);
+  if (!parsed.ok) throw new Error(`OUTBOUND_DENY: ${parsed.problem}`);
+  return parsed.value;
 }
 
 /** A fresh database cloned from the migrated template. */

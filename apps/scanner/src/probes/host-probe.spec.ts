@@ -3,7 +3,19 @@ import { createServer as createTcpServer, type AddressInfo, type Server, type So
 import { createSecureContext, createServer } from 'node:tls';
 import { mintCertificate, mintChain, privateKeyPem, type MintedCertificate } from '@certkeeper/domain/testing';
 import type { HostWorkItem } from '@certkeeper/domain';
-import { probeHost } from './host-probe';
+import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
+import { type HostProbeOptions, probeHost as probeUnguarded } from './host-probe';
+import { testOutboundGuard } from './test-outbound-guard';
+
+// Through OUTBOUND_DENY as the test run sets it, like the agent (test-outbound-guard.ts).
+const probeHost = (target: HostWorkItem, options: HostProbeOptions = {}) =>
+  probeUnguarded(target, { guard: testOutboundGuard(), ...options });
+
+function guardDenying(raw: string): OutboundGuard {
+  const parsed = parseOutboundDeny(raw);
+  if (!parsed.ok) throw new Error(parsed.problem);
+  return new OutboundGuard(parsed.value);
+}
 
 const fingerprintOfPem = (pem: string) =>
   createHash('sha256')
@@ -114,5 +126,45 @@ describe('probeHost', () => {
     expect(skipped.tlsProfile).toBeNull();
     expect(due.tlsProfile).toMatchObject({ negotiatedVersion: 'TLSv1.3' });
     expect(profiled).toEqual(['a.example.test']);
+  });
+
+  describe('with OUTBOUND_DENY', () => {
+    let connections = 0;
+    const count = () => (connections += 1);
+    beforeEach(() => {
+      connections = 0;
+      server.on('connection', count);
+    });
+    afterEach(() => server.off('connection', count));
+
+    it('refuses a pinned address the list covers without connecting, and says why', async () => {
+      const result = await probeHost(item(port, 'a.example.test', '127.0.0.1'), { guard: guardDenying('127.0.0.0/8') });
+      expect(result).toMatchObject({ success: false, error: 'refused by OUTBOUND_DENY: 127.0.0.1 is in 127.0.0.0/8', chain: [] });
+      expect(connections).toBe(0);
+    });
+
+    it('refuses a DNS name that resolves to a denied address', async () => {
+      const result = await probeHost(item(port, 'localhost', null), { guard: guardDenying('127.0.0.0/8,::1/128') });
+      expect(result.success).toBe(false);
+      expect(result.error).toMatch(/^refused by OUTBOUND_DENY: localhost resolves to (127\.0\.0\.1|::1), which is in /);
+      expect(connections).toBe(0);
+    });
+
+    it('lets loopback through with the default list', async () => {
+      const result = await probeHost(item(port, 'a.example.test', '127.0.0.1'), { guard: OutboundGuard.DEFAULT });
+      expect(result).toMatchObject({ success: true, resolvedIp: '127.0.0.1' });
+      expect(connections).toBe(1);
+    });
+
+    it('profiles the address the handshake reached, not the name again', async () => {
+      const targets: string[] = [];
+      const profile = (target: { host: string }) => {
+        targets.push(target.host);
+        return Promise.resolve(null);
+      };
+      const result = await probeHost(item(port, 'localhost', null, true), { guard: OutboundGuard.DEFAULT, profile });
+      expect(result.success).toBe(true);
+      expect(targets).toEqual([result.resolvedIp]);
+    });
   });
 });

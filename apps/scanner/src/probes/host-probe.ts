@@ -9,6 +9,7 @@ import {
   type TLSSocket,
 } from 'node:tls';
 import { certificateToPem, type HostScanResult, type HostWorkItem, type TlsProfile, type TlsVersionName } from '@certkeeper/domain';
+import { OutboundGuard } from '@certkeeper/net';
 
 export interface HostProbeOptions {
   connectTimeoutMs?: number;
@@ -18,6 +19,8 @@ export interface HostProbeOptions {
   /** Runs the TLS profile when the work item asks for one; null skips it. */
   profile?: ((target: { host: string; port: number; serverName: string }, deadlineMs: number) => Promise<TlsProfile | null>) | null;
   now?: () => Date;
+  /** OUTBOUND_DENY, checked after name resolution. Default: the default deny list. */
+  guard?: OutboundGuard;
 }
 
 interface Handshake {
@@ -49,7 +52,10 @@ const NODE_VERSION_NAMES: Record<string, TlsVersionName> = {
 /**
  * One TLS handshake: to `ipAddress` when pinned, else the DNS name, with SNI always the DNS
  * name. Verification is off so that expired and private certificates are still observed; the
- * verdict is recorded instead. Never throws for a network failure: the result says what failed.
+ * verdict is recorded instead. A target OUTBOUND_DENY forbids (the pinned address, or any address
+ * the name resolves to) is a failed scan saying so, and the profile's connections go to the
+ * address the handshake reached, never through a second resolution. Never throws for a network
+ * failure: the result says what failed.
  */
 export async function probeHost(item: HostWorkItem, options: HostProbeOptions = {}): Promise<HostScanResult> {
   const now = options.now ?? (() => new Date());
@@ -60,13 +66,14 @@ export async function probeHost(item: HostWorkItem, options: HostProbeOptions = 
   try {
     const handshake = await handshakeWith(
       item,
+      options.guard ?? OutboundGuard.DEFAULT,
       options.connectTimeoutMs ?? 5000,
       Math.min(options.handshakeTimeoutMs ?? 10_000, deadlineMs),
     );
     let tlsProfile: TlsProfile | null = null;
     const remaining = deadlineMs - (Date.now() - started);
     if (item.tlsProfileDue && options.profile && remaining > 1000) {
-      const host = item.ipAddress ?? item.dnsName;
+      const host = handshake.resolvedIp ?? item.ipAddress ?? item.dnsName;
       tlsProfile = await options.profile({ host, port: item.port, serverName: item.dnsName }, remaining).catch(() => null);
     }
     return { ...base, success: true, error: null, ...handshake, tlsProfile };
@@ -86,11 +93,12 @@ export async function probeHost(item: HostWorkItem, options: HostProbeOptions = 
   }
 }
 
-function handshakeWith(item: HostWorkItem, connectTimeoutMs: number, handshakeTimeoutMs: number): Promise<Handshake> {
+function handshakeWith(item: HostWorkItem, guard: OutboundGuard, connectTimeoutMs: number, handshakeTimeoutMs: number): Promise<Handshake> {
   return new Promise((resolve, reject) => {
     const target = `${item.ipAddress ?? item.dnsName}:${item.port}`;
+    // Throws (rejecting the promise) for a denied IP literal; a name is checked by the guard's lookup.
     const socket = connect({
-      host: item.ipAddress ?? item.dnsName,
+      ...guard.connectTo(item.ipAddress ?? item.dnsName),
       port: item.port,
       servername: isIP(item.dnsName) === 0 ? item.dnsName : undefined,
       rejectUnauthorized: false,
@@ -153,6 +161,8 @@ function presentedChain(leaf: DetailedPeerCertificate | undefined): string[] {
 
 function describeSocketError(error: NodeJS.ErrnoException, target: string): string {
   switch (error.code ?? '') {
+    case 'EOUTBOUNDDENIED':
+      return error.message;
     case 'ECONNREFUSED':
       return `connection to ${target} refused`;
     case 'ENOTFOUND':

@@ -2,8 +2,15 @@ import { createHash, KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
+import type { LookupAddress } from 'node:dns';
 import { mintCertificate } from '@certkeeper/domain/testing';
-import { fetchSamlMetadata } from './saml-fetch';
+import { OutboundGuard, parseOutboundDeny, type Resolver } from '@certkeeper/net';
+import { fetchSamlMetadata as fetchUnguarded, type SamlFetchOptions } from './saml-fetch';
+import { testOutboundGuard } from './test-outbound-guard';
+
+// Through OUTBOUND_DENY as the test run sets it, like the agent (test-outbound-guard.ts).
+const fetchSamlMetadata = (url: string, options: SamlFetchOptions & { insecureTls?: boolean } = {}) =>
+  fetchUnguarded(url, { guard: testOutboundGuard(), ...options });
 
 const METADATA = `<?xml version="1.0" encoding="UTF-8"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.org/ä"/>
@@ -14,16 +21,14 @@ type AnyServer = Server | ReturnType<typeof createTcpServer>;
 const servers: AnyServer[] = [];
 const sockets = new Set<Socket>();
 
-/** Listens on 127.0.0.1 and returns the base URL; every server and connection is closed after each test. */
-function listen(server: AnyServer, scheme = 'http'): Promise<string> {
+/** Listens on 127.0.0.1 (or `host`) and returns the base URL; every server and connection is closed after each test. */
+function listen(server: AnyServer, scheme = 'http', host = '127.0.0.1'): Promise<string> {
   servers.push(server);
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve(`${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`)),
-  );
+  return new Promise((resolve) => server.listen(0, host, () => resolve(`${scheme}://${host}:${(server.address() as AddressInfo).port}`)));
 }
 
 function serve(handler: RequestListener): Promise<string> {
@@ -55,6 +60,7 @@ describe('fetchSamlMetadata over http', () => {
     await expect(fetchSamlMetadata(`${url}/metadata.xml`)).resolves.toEqual({
       ok: true,
       finalUrl: `${url}/metadata.xml`,
+      remoteAddress: '127.0.0.1',
       document: METADATA,
       digest: createHash('sha256').update(bytes).digest('hex'),
       bytes: bytes.length,
@@ -197,6 +203,81 @@ describe('fetchSamlMetadata over http', () => {
     ['not a url', 'not a valid URL: not a url'],
   ])('refuses to start from %s', async (url, error) => {
     await expect(fetchSamlMetadata(url)).resolves.toEqual({ ok: false, error, finalUrl: null });
+  });
+});
+
+describe('fetchSamlMetadata with OUTBOUND_DENY', () => {
+  function guardDenying(raw: string, resolver?: Resolver): OutboundGuard {
+    const parsed = parseOutboundDeny(raw);
+    if (!parsed.ok) throw new Error(parsed.problem);
+    return new OutboundGuard(parsed.value, resolver);
+  }
+  /** Serves the document and counts the requests it saw. */
+  const metadataServer = async (host = '127.0.0.1') => {
+    const seen = { requests: 0 };
+    const url = await listen(
+      createServer((_req, res) => {
+        seen.requests += 1;
+        sendMetadata(res);
+      }),
+      'http',
+      host,
+    );
+    return { url, seen };
+  };
+  const redirectingTo = (location: string) => serve((_req, res) => res.writeHead(302, { location }).end());
+
+  it('refuses a denied address without connecting, and says why', async () => {
+    const { url, seen } = await metadataServer();
+    await expect(fetchSamlMetadata(`${url}/metadata.xml`, { guard: guardDenying('127.0.0.0/8') })).resolves.toEqual({
+      ok: false,
+      error: 'refused by OUTBOUND_DENY: 127.0.0.1 is in 127.0.0.0/8',
+      finalUrl: `${url}/metadata.xml`,
+    });
+    expect(seen.requests).toBe(0);
+  });
+
+  it('catches an IPv4-mapped IPv6 literal', async () => {
+    const { url } = await metadataServer();
+    const mapped = url.replace('127.0.0.1', '[::ffff:127.0.0.1]');
+    const result = await fetchSamlMetadata(mapped, { guard: guardDenying('127.0.0.0/8') });
+    expect(!result.ok && result.error).toMatch(/^refused by OUTBOUND_DENY: ::ffff:\S+ is in 127\.0\.0\.0\/8$/);
+  });
+
+  it('refuses a redirect from an allowed host to a denied one at that hop', async () => {
+    const denied = await metadataServer('127.0.0.2');
+    const start = await redirectingTo(`${denied.url}/metadata.xml`);
+    await expect(fetchSamlMetadata(start, { guard: guardDenying('127.0.0.2/32') })).resolves.toEqual({
+      ok: false,
+      error: 'refused by OUTBOUND_DENY: 127.0.0.2 is in 127.0.0.2/32',
+      finalUrl: `${denied.url}/metadata.xml`,
+    });
+    expect(denied.seen.requests).toBe(0);
+    // The same chain without that entry: the hop itself works, and the document's address is the last hop's.
+    await expect(fetchSamlMetadata(start, { guard: OutboundGuard.DEFAULT })).resolves.toMatchObject({
+      ok: true,
+      remoteAddress: '127.0.0.2',
+    });
+  });
+
+  it('refuses a redirect to a name that resolves to a denied address, and dials only what it checked', async () => {
+    const denied = await metadataServer('127.0.0.2');
+    const start = new URL(await redirectingTo(`http://evil.test:${new URL(denied.url).port}/metadata.xml`));
+    const table: Record<string, string> = { 'idp.test': '127.0.0.1', 'evil.test': '127.0.0.2' };
+    const resolver: Resolver = (hostname) =>
+      Promise.resolve(hostname in table ? [{ address: table[hostname], family: 4 } satisfies LookupAddress] : []);
+    await expect(fetchSamlMetadata(`http://idp.test:${start.port}/`, { guard: guardDenying('127.0.0.2/32', resolver) })).resolves.toEqual({
+      ok: false,
+      error: 'refused by OUTBOUND_DENY: evil.test resolves to 127.0.0.2, which is in 127.0.0.2/32',
+      finalUrl: `http://evil.test:${new URL(denied.url).port}/metadata.xml`,
+    });
+    expect(denied.seen.requests).toBe(0);
+  });
+
+  it('lets loopback through with the default list', async () => {
+    const { url, seen } = await metadataServer();
+    await expect(fetchSamlMetadata(url, { guard: OutboundGuard.DEFAULT })).resolves.toMatchObject({ ok: true, remoteAddress: '127.0.0.1' });
+    expect(seen.requests).toBe(1);
   });
 });
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type ClientRequest, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { OutboundGuard, OutboundRefusedError } from '@certkeeper/net';
 
 export interface SamlFetchOptions {
   /** Largest body accepted, counted while it streams in. Default 16 MiB. */
@@ -10,10 +12,21 @@ export interface SamlFetchOptions {
   /** Default 5. */
   maxRedirects?: number;
   signal?: AbortSignal;
+  /** OUTBOUND_DENY, applied to every hop. Default: the default deny list. */
+  guard?: OutboundGuard;
 }
 
 export type SamlFetchResult =
-  { ok: true; finalUrl: string; document: string; digest: string; bytes: number } | { ok: false; error: string; finalUrl: string | null };
+  | {
+      ok: true;
+      finalUrl: string;
+      /** The address the document came from: the remote end of the last hop's connection. */
+      remoteAddress: string | null;
+      document: string;
+      digest: string;
+      bytes: number;
+    }
+  | { ok: false; error: string; finalUrl: string | null };
 
 type FetchOptions = SamlFetchOptions & { insecureTls?: boolean };
 
@@ -22,10 +35,14 @@ interface FetchSettings {
   timeoutMs: number;
   maxRedirects: number;
   insecureTls: boolean;
+  guard: OutboundGuard;
 }
 
 /** What one request gave: the body, where to go next, or why it failed. */
-type Attempt = { kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string | undefined } | { kind: 'failed'; error: string };
+type Attempt =
+  | { kind: 'body'; body: Buffer; remoteAddress: string | null }
+  | { kind: 'redirect'; location: string | undefined }
+  | { kind: 'failed'; error: string };
 
 const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -48,6 +65,8 @@ const REQUEST_HEADERS = {
  * never from https down to http: metadata authenticity rests on TLS when it is not signed).
  * Bytes are counted as they arrive and the connection is dropped past the limit, whatever
  * Content-Length claims. TLS certificates are verified unless `insecureTls` (for tests).
+ * OUTBOUND_DENY is checked on every hop, after name resolution, and the connection goes to the
+ * address checked: a redirect cannot lead the agent to a metadata or other denied address.
  */
 export async function fetchSamlMetadata(url: string, options: FetchOptions = {}): Promise<SamlFetchResult> {
   const settings = settingsFrom(options);
@@ -80,7 +99,7 @@ async function followRedirects(
       case 'failed':
         return { ok: false, error: attempt.error, finalUrl: current.href };
       case 'body':
-        return documentFrom(current, attempt.body);
+        return documentFrom(current, attempt.body, attempt.remoteAddress);
       case 'redirect': {
         if (redirects === settings.maxRedirects) {
           return { ok: false, error: `more than ${settings.maxRedirects} redirects`, finalUrl: current.href };
@@ -97,8 +116,15 @@ function requestOnce(url: URL, settings: FetchSettings, signal: AbortSignal, abo
   return new Promise((resolve) => {
     // The first outcome wins; the errors and closes that follow a deliberate destroy() are echoes.
     const fail = (error: string) => resolve({ kind: 'failed', error: signal.aborted ? abortReason() : error });
+    let lookup: LookupFunction;
+    try {
+      // Throws for a denied IP literal; a name is checked by the lookup, the one resolution the connection uses.
+      ({ lookup } = settings.guard.connectTo(bareHostname(url)));
+    } catch (error) {
+      return fail(describeError(error));
+    }
     // A one-off agent: no pooled socket outlives the fetch.
-    const options: RequestOptions = { method: 'GET', headers: REQUEST_HEADERS, signal, agent: false };
+    const options: RequestOptions = { method: 'GET', headers: REQUEST_HEADERS, signal, agent: false, lookup };
     const request =
       url.protocol === 'https:'
         ? httpsRequest(url, { ...options, rejectUnauthorized: !settings.insecureTls }, (response) =>
@@ -119,7 +145,10 @@ function onResponse(
   fail: (error: string) => void,
 ): void {
   const outcome = outcomeWithoutBody(response, settings.maxBytes);
-  if (outcome === null) return readBody(request, response, settings.maxBytes, resolve, fail);
+  // Read now: the socket forgets its peer once closed.
+  const remoteAddress = response.socket?.remoteAddress ?? null;
+  if (outcome === null)
+    return readBody(request, response, settings.maxBytes, (body) => resolve({ kind: 'body', body, remoteAddress }), fail);
   resolve(outcome);
   // Neither a redirect's body nor an error page is worth reading.
   request.destroy();
@@ -145,7 +174,7 @@ function readBody(
   request: ClientRequest,
   response: IncomingMessage,
   maxBytes: number,
-  resolve: (attempt: Attempt) => void,
+  resolve: (body: Buffer) => void,
   fail: (error: string) => void,
 ): void {
   const chunks: Buffer[] = [];
@@ -159,14 +188,20 @@ function readBody(
     }
     chunks.push(chunk);
   });
-  response.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks, received) }));
+  response.on('end', () => resolve(Buffer.concat(chunks, received)));
   response.on('error', (error) => fail(describeError(error)));
 }
 
-function documentFrom(url: URL, body: Buffer): SamlFetchResult {
+function documentFrom(url: URL, body: Buffer, remoteAddress: string | null): SamlFetchResult {
   // Keeping a byte order mark in the text means the text encodes back to exactly the bytes digested.
   const document = new TextDecoder('utf-8', { ignoreBOM: true }).decode(body);
-  return { ok: true, finalUrl: url.href, document, digest: createHash('sha256').update(body).digest('hex'), bytes: body.length };
+  const digest = createHash('sha256').update(body).digest('hex');
+  return { ok: true, finalUrl: url.href, remoteAddress, document, digest, bytes: body.length };
+}
+
+/** The host as the network sees it: URL.hostname keeps an IPv6 literal in brackets. */
+function bareHostname(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
 function parseStartUrl(url: string): URL | string {
@@ -193,6 +228,7 @@ function tooLarge(maxBytes: number): string {
 
 // Duck-typed: errors from the network stack carry a code (ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT) next to the message.
 function describeError(error: unknown): string {
+  if (error instanceof OutboundRefusedError) return error.message;
   const failure = error as { message?: unknown; code?: unknown } | null | undefined;
   const message = typeof failure?.message === 'string' ? failure.message : String(error);
   const code = typeof failure?.code === 'string' ? failure.code : null;
@@ -207,5 +243,6 @@ function settingsFrom(options: FetchOptions): FetchSettings {
     timeoutMs: timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs) ? timeoutMs : DEFAULT_TIMEOUT_MS,
     maxRedirects: maxRedirects !== undefined && Number.isInteger(maxRedirects) && maxRedirects >= 0 ? maxRedirects : DEFAULT_MAX_REDIRECTS,
     insecureTls: options.insecureTls === true,
+    guard: options.guard ?? OutboundGuard.DEFAULT,
   };
 }

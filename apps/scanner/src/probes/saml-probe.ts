@@ -14,7 +14,8 @@ export async function probeSaml(
   const scannedAt = now().toISOString();
   const base = { resultId: randomUUID(), endpointId: item.endpointId, type: 'saml' as const, scannedAt };
   const fetched = await fetchSamlMetadata(item.metadataUrl, options);
-  if (!fetched.ok) return { ...base, success: false, error: fetched.error, finalUrl: fetched.finalUrl, document: null, digest: null };
+  if (!fetched.ok)
+    return { ...base, success: false, error: fetched.error, finalUrl: fetched.finalUrl, resolvedIp: null, document: null, digest: null };
   const parsed = parseSamlMetadata(fetched.document);
   if (parsed.entities.length === 0) {
     const reason = parsed.problems.map((problem) => problem.message).join('; ') || 'no entity found';
@@ -23,9 +24,18 @@ export async function probeSaml(
       success: false,
       error: `not usable SAML metadata: ${reason}`,
       finalUrl: fetched.finalUrl,
+      resolvedIp: fetched.remoteAddress,
       document: null,
       digest: fetched.digest,
     };
   }
-  return { ...base, success: true, error: null, finalUrl: fetched.finalUrl, document: fetched.document, digest: fetched.digest };
+  return {
+    ...base,
+    success: true,
+    error: null,
+    finalUrl: fetched.finalUrl,
+    resolvedIp: fetched.remoteAddress,
+    document: fetched.document,
+    digest: fetched.digest,
+  };
 }

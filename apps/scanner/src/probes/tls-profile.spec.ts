@@ -11,7 +11,13 @@ import {
   startTarpit,
   unusedPort,
 } from './tls/local-servers';
-import { profileTls } from './tls-profile';
+import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
+import { testOutboundGuard } from './test-outbound-guard';
+import { profileTls as profileUnguarded, type TlsProfileOptions, type TlsProfileTarget } from './tls-profile';
+
+// Through OUTBOUND_DENY as the test run sets it, like the agent (test-outbound-guard.ts).
+const profileTls = (target: TlsProfileTarget, options: TlsProfileOptions = {}) =>
+  profileUnguarded(target, { guard: testOutboundGuard(), ...options });
 
 const target = (port: number, serverName = 'leaf.example.com') => ({ host: '127.0.0.1', port, serverName });
 
@@ -217,6 +223,14 @@ describe('profileTls deadlines and failures', () => {
     expect(result.profile).toBeNull();
     expect(result.error).toMatch(/refused/);
     expect(result.connections).toBe(1);
+  });
+
+  it('stops at the first connection OUTBOUND_DENY refuses, saying why', async () => {
+    const parsed = parseOutboundDeny('127.0.0.0/8');
+    if (!parsed.ok) throw new Error(parsed.problem);
+    const result = await profileTls(target(tarpit.port), { guard: new OutboundGuard(parsed.value), readTimeoutMs: 10_000 });
+
+    expect(result).toMatchObject({ profile: null, error: 'refused by OUTBOUND_DENY: 127.0.0.1 is in 127.0.0.0/8', connections: 1 });
   });
 });
 

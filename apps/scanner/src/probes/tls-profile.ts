@@ -12,6 +12,7 @@ import {
   type TlsVersionName,
   type TlsVersionSupport,
 } from '@certkeeper/domain';
+import { OutboundGuard } from '@certkeeper/net';
 import { type AnsweredResponse, exchangeHello, type ExchangeOutcome } from './tls/hello-exchange';
 
 export interface TlsProfileTarget {
@@ -30,6 +31,8 @@ export interface TlsProfileOptions {
   /** The whole profile, every connection included. Default 60 s. */
   deadlineMs?: number;
   signal?: AbortSignal;
+  /** OUTBOUND_DENY, checked on every connection. Default: the default deny list. */
+  guard?: OutboundGuard;
 }
 
 export interface TlsProfileResult {
@@ -106,7 +109,7 @@ class ProfileStopped extends Error {}
 class ProfileSession {
   connections = 0;
   private readonly started = performance.now();
-  private readonly limits: Required<Omit<TlsProfileOptions, 'signal'>>;
+  private readonly limits: Required<Omit<TlsProfileOptions, 'signal' | 'guard'>>;
   /** Until some answer proves the host speaks TLS, silence or garbage means it does not. */
   private sawTls = false;
   /** The group of the TLS 1.3 key share; a HelloRetryRequest may ask for another, which later hellos then carry. */
@@ -159,6 +162,7 @@ class ProfileSession {
       connectTimeoutMs: Math.min(this.limits.connectTimeoutMs, remaining),
       readTimeoutMs: Math.min(this.limits.readTimeoutMs, remaining),
       signal: this.options.signal,
+      guard: this.options.guard ?? OutboundGuard.DEFAULT,
     });
     // A timeout cut short by the overall deadline says nothing about the server.
     if ((outcome.kind === 'silent' || outcome.kind === 'unreachable') && this.remainingMs() <= 0) throw this.deadlineExceeded();

@@ -75,6 +75,12 @@ export class HostScanResultDto extends ScanResultBaseDto {
 export class SamlScanResultDto extends ScanResultBaseDto {
   @ApiProperty({ enum: ['saml'] }) type!: 'saml';
   @ApiProperty({ type: String, nullable: true }) finalUrl!: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'The address the document was read from (the last redirect hop); absent from older agents, read as null.',
+  })
+  resolvedIp?: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'The metadata document; the API parses it itself.' }) document!: string | null;
   @ApiProperty({ type: String, nullable: true }) digest!: string | null;
 }

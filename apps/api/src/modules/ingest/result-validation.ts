@@ -11,6 +11,7 @@ type Fields = Record<string, unknown>;
 const isObject = (value: unknown): value is Fields => value !== null && typeof value === 'object' && !Array.isArray(value);
 const nullableString = (value: unknown, max: number) => value === null || (typeof value === 'string' && value.length <= max);
 const nullableBoolean = (value: unknown) => value === null || typeof value === 'boolean';
+const nullableIp = (value: unknown) => value === null || (typeof value === 'string' && isIP(value) !== 0);
 
 /** The ids of a raw result, for reporting a rejection even when the rest is malformed. */
 export function idsOf(raw: unknown): { resultId: string; endpointId: string } {
@@ -43,8 +44,7 @@ export function validateResult(raw: unknown, now: Date): ScanResult | string {
 }
 
 function validateHost(raw: Fields): HostScanResult | string {
-  if (!(raw.resolvedIp === null || (typeof raw.resolvedIp === 'string' && isIP(raw.resolvedIp) !== 0)))
-    return 'resolvedIp must be an IP address or null';
+  if (!nullableIp(raw.resolvedIp)) return 'resolvedIp must be an IP address or null';
   if (!(raw.tlsVersion === null || TLS_VERSIONS.includes(raw.tlsVersion as never)))
     return `tlsVersion must be one of ${TLS_VERSIONS.join(', ')} or null`;
   if (!nullableString(raw.cipherSuite, LIMITS.name)) return 'cipherSuite must be a string or null';
@@ -79,9 +79,11 @@ function validateProfile(raw: unknown): TlsProfile | string {
 
 function validateSaml(raw: Fields): SamlScanResult | string {
   if (!nullableString(raw.finalUrl, 4096)) return 'finalUrl must be a string or null';
+  // Optional: agents older than the field send none, which reads as null.
+  if (raw.resolvedIp !== undefined && !nullableIp(raw.resolvedIp)) return 'resolvedIp must be an IP address or null';
   if (!nullableString(raw.document, LIMITS.document)) return 'document must be a string or null';
   if (!(raw.digest === null || (typeof raw.digest === 'string' && SHA256_HEX.test(raw.digest))))
     return 'digest must be a SHA-256 hex string or null';
   if (raw.success && typeof raw.document !== 'string') return 'a successful saml result must carry the document';
-  return raw as unknown as SamlScanResult;
+  return { ...(raw as unknown as SamlScanResult), resolvedIp: (raw.resolvedIp as string | null | undefined) ?? null };
 }

@@ -1,5 +1,10 @@
-import { Injectable } from '@nestjs/common';
-import { createTransport } from 'nodemailer';
+import { isIP } from 'node:net';
+import { Inject, Injectable } from '@nestjs/common';
+import { type OutboundGuard, OutboundRefusedError } from '@certkeeper/net';
+import { createTransport, type Transporter } from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import { outboundGuardFor } from '../../common/net/outbound-guard';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { SmtpSettings } from './mail-config';
 
 export interface OutgoingMessage {
@@ -15,6 +20,8 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 
 export class SmtpDeliveryError extends Error {}
 
+type PooledTransport = Transporter<SMTPPool.SentMessageInfo, SMTPPool.Options>;
+
 /**
  * Sends one message over SMTP: no TLS, STARTTLS (required) or implicit TLS; no auth, PLAIN or
  * LOGIN. Resolves once the server accepted the message for its recipient; rejects otherwise.
@@ -28,37 +35,44 @@ export interface MailSession {
 /**
  * Sends messages over SMTP: no TLS, STARTTLS (required) or implicit TLS; no auth, PLAIN or
  * LOGIN. A send resolves once the server accepted the message for its recipient.
+ *
+ * The relay's host is resolved here and checked against OUTBOUND_DENY, and nodemailer is given
+ * the checked address, so it never resolves the name again (DNS rebinding); certificates are
+ * still checked against the configured name (`tls.servername`). A refused relay fails every send
+ * of the session with the guard's sentence.
  */
 @Injectable()
 export class Mailer {
+  private readonly guard: OutboundGuard;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.guard = outboundGuardFor(config);
+  }
+
   openSession(settings: SmtpSettings): MailSession {
-    const transport = createTransport({
-      pool: true,
-      maxConnections: 2,
-      host: settings.host,
-      port: settings.port,
-      secure: settings.tlsMode === 'tls',
-      requireTLS: settings.tlsMode === 'starttls',
-      ignoreTLS: settings.tlsMode === 'none',
-      auth:
-        settings.auth === 'none'
-          ? undefined
-          : { user: settings.username ?? '', pass: settings.password ?? '', method: settings.auth === 'login' ? 'LOGIN' : 'PLAIN' },
-      tls: { rejectUnauthorized: !settings.allowInvalidCertificate, servername: settings.host },
-      ...SMTP_TIMEOUTS,
-    });
+    // Opened on the first message, once per session: a session that sends nothing resolves nothing.
+    let opened: Promise<PooledTransport> | undefined;
+    const transport = () => (opened ??= this.openTransport(settings));
     const from = { name: settings.fromName ?? 'Certkeeper', address: settings.fromAddress };
     return {
       send: async (message) => {
         try {
-          const info = await transport.sendMail({ from, to: message.to, subject: message.subject, html: message.html ?? undefined, text: message.text });
+          const pool = await transport();
+          const info = await pool.sendMail({
+            from,
+            to: message.to,
+            subject: message.subject,
+            html: message.html ?? undefined,
+            text: message.text,
+          });
           if (info.accepted.length === 0) throw new SmtpDeliveryError(`the server accepted no recipient: ${info.response}`);
         } catch (error) {
           if (error instanceof SmtpDeliveryError) throw error;
           throw new SmtpDeliveryError(describeSmtpFailure(error));
         }
       },
-      close: () => transport.close(),
+      // A refused or unresolvable relay left nothing open to close.
+      close: () => void opened?.then((pool) => pool.close(), ignore),
     };
   }
 
@@ -70,10 +84,41 @@ export class Mailer {
       session.close();
     }
   }
+
+  private async openTransport(settings: SmtpSettings): Promise<PooledTransport> {
+    // The first address of the name: the pool dials that one only (nodemailer would try the others).
+    const [relay] = await withDeadline(this.guard.resolve(settings.host), SMTP_TIMEOUTS.dnsTimeout, `resolving ${settings.host} timed out`);
+    return createTransport({
+      pool: true,
+      maxConnections: 2,
+      host: relay.address,
+      port: settings.port,
+      secure: settings.tlsMode === 'tls',
+      requireTLS: settings.tlsMode === 'starttls',
+      ignoreTLS: settings.tlsMode === 'none',
+      auth:
+        settings.auth === 'none'
+          ? undefined
+          : { user: settings.username ?? '', pass: settings.password ?? '', method: settings.auth === 'login' ? 'LOGIN' : 'PLAIN' },
+      // SNI and the certificate check use the configured name; an IP literal is checked as itself.
+      tls: { rejectUnauthorized: !settings.allowInvalidCertificate, servername: isIP(settings.host) === 0 ? settings.host : undefined },
+      ...SMTP_TIMEOUTS,
+    });
+  }
+}
+
+const ignore = () => undefined;
+
+/** getaddrinfo cannot be cancelled, but the send need not wait for it past the deadline. */
+function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** The SMTP error without anything secret: the code and the server's words. */
 function describeSmtpFailure(error: unknown): string {
+  if (error instanceof OutboundRefusedError) return error.message;
   const failure = error as { code?: string; responseCode?: number; response?: string; message?: string };
   if (failure.responseCode) return `SMTP ${failure.responseCode}: ${failure.response ?? failure.message ?? ''}`.trim();
   return [failure.code, failure.message].filter(Boolean).join(': ') || 'the SMTP round trip failed';

@@ -1,5 +1,6 @@
-import { Socket } from 'node:net';
+import { type LookupFunction, Socket } from 'node:net';
 import { parseServerResponse, type ServerResponse } from '@certkeeper/domain';
+import type { OutboundGuard } from '@certkeeper/net';
 
 export type AnsweredResponse = Exclude<ServerResponse, { kind: 'incomplete' }>;
 
@@ -19,6 +20,8 @@ export interface ExchangeLimits {
   /** From the moment the hello is written until a complete answer. */
   readTimeoutMs: number;
   signal?: AbortSignal;
+  /** OUTBOUND_DENY: a denied target is `unreachable`, with the guard's reason. */
+  guard: OutboundGuard;
 }
 
 // A ServerHello fits in a few hundred bytes; a peer that streams more without forming one is not answering.
@@ -47,6 +50,12 @@ export function exchangeHello(target: { host: string; port: number }, hello: Buf
     };
     const onAbort = () => finish({ kind: 'aborted' });
     if (limits.signal?.aborted) return finish({ kind: 'aborted' });
+    let lookup: LookupFunction;
+    try {
+      ({ lookup } = limits.guard.connectTo(target.host));
+    } catch (error) {
+      return finish({ kind: 'unreachable', reason: (error as Error).message });
+    }
     limits.signal?.addEventListener('abort', onAbort, { once: true });
 
     timer = setTimeout(
@@ -74,7 +83,7 @@ export function exchangeHello(target: { host: string; port: number }, hello: Buf
     );
     socket.once('close', () => finish(connected ? { kind: 'closed' } : { kind: 'unreachable', reason: 'connection closed' }));
     socket.setNoDelay(true);
-    socket.connect(target.port, target.host);
+    socket.connect({ port: target.port, host: target.host, lookup });
   });
 }
 
@@ -85,7 +94,8 @@ function answerIn(received: Buffer): AnsweredResponse | null {
   return received.length > MAX_BUFFERED_BYTES ? { kind: 'malformed', reason: 'no ServerHello in the first 64 KiB' } : null;
 }
 
-const CONNECT_ERRORS: Readonly<Record<string, (address: string, host: string) => string>> = {
+const CONNECT_ERRORS: Readonly<Record<string, (address: string, host: string, error: Error) => string>> = {
+  EOUTBOUNDDENIED: (_address, _host, error) => error.message,
   ECONNREFUSED: (address) => `connection to ${address} refused`,
   ENOTFOUND: (_address, host) => `could not resolve ${host}`,
   EAI_AGAIN: (_address, host) => `could not resolve ${host}`,
@@ -96,5 +106,5 @@ const CONNECT_ERRORS: Readonly<Record<string, (address: string, host: string) =>
 function describeConnectError(error: NodeJS.ErrnoException, target: { host: string; port: number }): string {
   const address = `${target.host}:${target.port}`;
   const describe = CONNECT_ERRORS[error.code ?? ''];
-  return describe === undefined ? `${address}: ${error.message}` : describe(address, target.host);
+  return describe === undefined ? `${address}: ${error.message}` : describe(address, target.host, error);
 }

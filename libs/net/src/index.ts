@@ -1,0 +1,3 @@
+// Node-only network utilities shared by the API and the agent; pure code stays in libs/domain.
+export * from './outbound-deny';
+export * from './outbound-guard';

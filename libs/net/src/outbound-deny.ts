@@ -1,0 +1,96 @@
+import { BlockList, isIP, SocketAddress } from 'node:net';
+import { accept, type Parsed, refuse } from '@certkeeper/domain';
+
+/**
+ * What OUTBOUND_DENY means when unset (docs/architecture.md, Outbound connections): the addresses
+ * through which a cloud machine reads its own credentials. Link-local IPv4 covers AWS, GCP, Azure
+ * and Oracle at 169.254.169.254 and ECS task metadata at 169.254.170.2; link-local IPv6 and AWS's
+ * IPv6 metadata address follow; 100.100.100.200 is Alibaba Cloud's. None of them is a host anyone
+ * tracks certificates of, so the default breaks nothing while closing the classic forgery target.
+ */
+export const OUTBOUND_DENY_DEFAULTS: readonly string[] = ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'];
+
+interface DenyRule {
+  cidr: string;
+  blockList: BlockList;
+}
+
+/**
+ * Addresses and CIDR blocks nothing outbound may reach. Matching is Node's `BlockList`, which
+ * compares an IPv4-mapped IPv6 address (::ffff:169.254.169.254) as the IPv4 address it carries,
+ * so a mapped address cannot slip past an IPv4 entry.
+ */
+export class OutboundDenyList {
+  static readonly DEFAULT = new OutboundDenyList(OUTBOUND_DENY_DEFAULTS);
+  static readonly NONE = new OutboundDenyList([]);
+
+  private readonly rules: readonly DenyRule[];
+
+  private constructor(readonly cidrs: readonly string[]) {
+    this.rules = cidrs.map((cidr) => ({ cidr, blockList: blockListOf(cidr) }));
+  }
+
+  /** The entries, comma-separated, or `none`: a value OUTBOUND_DENY reads back as this same list. */
+  toString(): string {
+    return this.cidrs.length === 0 ? 'none' : this.cidrs.join(',');
+  }
+
+  /** The entry `address` (an IP literal) falls in, or null when it is allowed or not an IP address. */
+  entryFor(address: string): string | null {
+    const family = isIP(address);
+    if (family === 0) return null;
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    return this.rules.find((rule) => rule.blockList.check(address, type))?.cidr ?? null;
+  }
+
+  static of(cidrs: readonly string[]): OutboundDenyList {
+    return new OutboundDenyList([...new Set(cidrs)]);
+  }
+}
+
+/**
+ * OUTBOUND_DENY: entries separated by commas or white space, each an IPv4 or IPv6 address or CIDR
+ * block. The value replaces the default list; the word `default` stands for it (so
+ * `default,10.0.0.0/8` adds to it) and `none`, alone, turns the guard off. Problems say which
+ * entry is wrong, never what it holds (the environment-reader convention of libs/domain).
+ */
+export function parseOutboundDeny(raw: string): Parsed<OutboundDenyList> {
+  const words = raw
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase());
+  if (words.length === 0) return accept(OutboundDenyList.DEFAULT);
+  if (words.includes('none')) return words.length === 1 ? accept(OutboundDenyList.NONE) : refuse('"none" must stand alone');
+  const cidrs: string[] = [];
+  for (const [index, word] of words.entries()) {
+    if (word === 'default') {
+      cidrs.push(...OUTBOUND_DENY_DEFAULTS);
+      continue;
+    }
+    const cidr = canonicalCidr(word);
+    if (cidr === null) return refuse(`entry ${index + 1} is not an IPv4 or IPv6 address or CIDR block (such as 10.0.0.0/8 or fc00::/7)`);
+    cidrs.push(cidr);
+  }
+  return accept(OutboundDenyList.of(cidrs));
+}
+
+/** `address/prefix` with the address in Node's canonical spelling, or null when `word` is not one. */
+function canonicalCidr(word: string): string | null {
+  const [address, prefixText, extra] = word.split('/');
+  const family = isIP(address);
+  // A zone (fe80::1%eth0) names an interface of this machine, not a range of addresses.
+  if (family === 0 || extra !== undefined || address.includes('%')) return null;
+  const longest = family === 4 ? 32 : 128;
+  if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return null;
+  const prefix = prefixText === undefined ? longest : Number(prefixText);
+  if (prefix > longest) return null;
+  const canonical = new SocketAddress({ address, family: family === 4 ? 'ipv4' : 'ipv6' }).address;
+  return `${canonical}/${prefix}`;
+}
+
+function blockListOf(cidr: string): BlockList {
+  const [address, prefix] = cidr.split('/');
+  const blockList = new BlockList();
+  blockList.addSubnet(address, Number(prefix), isIP(address) === 4 ? 'ipv4' : 'ipv6');
+  return blockList;
+}
