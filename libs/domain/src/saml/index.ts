@@ -1,4 +1,4 @@
-export { parseSamlMetadata } from './parse-saml-metadata';
+export { DEFAULT_MAX_SAML_CERTIFICATES, parseSamlMetadata } from './parse-saml-metadata';
 export type {
   SamlCertificate,
   SamlContact,

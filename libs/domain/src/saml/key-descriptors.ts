@@ -42,7 +42,7 @@ export interface EntityCertificates {
 export function readEntityCertificates(entity: XmlElement, entityId: string, readCertificate: CertificateReader): EntityCertificates {
   const byFingerprint = new Map<string, SamlCertificate>();
   const problems: SamlProblem[] = [];
-  for (const keyDescriptor of roleDescriptorsOf(entity).flatMap((role) => childrenNamed(role, METADATA_NAMESPACE, 'KeyDescriptor'))) {
+  for (const keyDescriptor of keyDescriptorsOf(entity)) {
     const uses = usesOf(keyDescriptor);
     for (const base64 of x509CertificateTexts(keyDescriptor)) {
       const { certificates, errors } = readCertificate(base64);
@@ -58,6 +58,15 @@ export function readEntityCertificates(entity: XmlElement, entityId: string, rea
     }
   }
   return { certificates: [...byFingerprint.values()], problems };
+}
+
+/** How many certificates the entity's KeyDescriptors declare, repeats included; nothing is decoded. */
+export function countDeclaredCertificates(entity: XmlElement): number {
+  return keyDescriptorsOf(entity).reduce((count, keyDescriptor) => count + x509CertificateTexts(keyDescriptor).length, 0);
+}
+
+function keyDescriptorsOf(entity: XmlElement): XmlElement[] {
+  return roleDescriptorsOf(entity).flatMap((role) => childrenNamed(role, METADATA_NAMESPACE, 'KeyDescriptor'));
 }
 
 /** Without `use` a key serves both purposes (SAML metadata 2.4.1.1); an unknown value is read the same way. */

@@ -346,6 +346,26 @@ describe('size, encoding and digest', () => {
     expect(codesOf(parseSamlMetadata(document().replace('<md:IDPSSODescriptor', `${padding}<md:IDPSSODescriptor`)))).toEqual(['too_large']);
   });
 
+  it('refuses a document declaring more than maxCertificates certificates, repeats and every entity counted', () => {
+    const text = withNamespaces(
+      `<md:EntitiesDescriptor>${identityProvider('https://a.example.org', keyDescriptor(idpSigning, 'signing') + keyDescriptor(idpSigning))}${serviceProvider('https://b.example.org', keyDescriptor(spCertificate))}</md:EntitiesDescriptor>`,
+    );
+    const refused = parseSamlMetadata(text, { maxCertificates: 2 });
+    expect(refused.problems).toEqual([
+      { code: 'too_many_certificates', message: 'The document declares 3 certificates; at most 2 are accepted.' },
+    ]);
+    expect(refused.entities).toEqual([]);
+    expect(refused.certificates).toEqual([]);
+    expect(parseSamlMetadata(text, { maxCertificates: 3 }).certificates).toHaveLength(2);
+  });
+
+  it('refuses more than 10,000 certificates by default', () => {
+    const keys = keyDescriptor(Buffer.from(idpSigning.der).toString('base64')).repeat(10_001);
+    expect(parseSamlMetadata(withNamespaces(identityProvider('https://idp.example.org', keys))).problems).toEqual([
+      { code: 'too_many_certificates', message: 'The document declares 10001 certificates; at most 10000 are accepted.' },
+    ]);
+  });
+
   it('digests the bytes as given, and a string as UTF-8', () => {
     const text = document().replace('https://idp.example.org/slo', 'https://idp.example.org/slo-ä');
     const bytes = new TextEncoder().encode(text);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readEntityPayload } from './entity-descriptor';
-import { cachingCertificateReader, type CertificateReader, readEntityCertificates } from './key-descriptors';
+import { cachingCertificateReader, type CertificateReader, countDeclaredCertificates, readEntityCertificates } from './key-descriptors';
 import { attributeOf, isNamed, METADATA_NAMESPACE } from './metadata-xml';
 import { readXml, type XmlElement } from './safe-xml';
 import type { SamlMetadataParseResult, SamlParseOptions, SamlProblem, SamlProblemCode } from './types';
@@ -8,6 +8,16 @@ import { earlierValidUntil, normaliseDateTime } from './valid-until';
 
 const MD = METADATA_NAMESPACE;
 const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Each distinct certificate costs about a millisecond to parse (its self-signature is checked), so
+ * what a document declares, not its size, decides the parse time: 16 MiB of small certificates is
+ * some 20,000 of them. Real metadata carries far fewer per byte: an entity holds endpoints,
+ * organisation and contact details besides its one to three certificates, and federation aggregates
+ * run at several KiB per entity, so a real document within 16 MiB declares a few thousand
+ * certificates. 10,000 leaves that more than twice over and bounds a hostile document to some ten
+ * seconds of parsing.
+ */
+export const DEFAULT_MAX_SAML_CERTIFICATES = 10_000;
 const UTF16LE_BYTE_ORDER_MARK = [0xff, 0xfe];
 const UTF16BE_BYTE_ORDER_MARK = [0xfe, 0xff];
 
@@ -27,7 +37,7 @@ interface FoundEntity {
 export function parseSamlMetadata(document: string | Uint8Array, options: SamlParseOptions = {}): SamlMetadataParseResult {
   const digest = digestOf(document);
   try {
-    return { ...parseDocument(document, maxBytesFrom(options)), digest };
+    return { ...parseDocument(document, limitsFrom(options)), digest };
   } catch {
     // Every step reports rather than throws; this only keeps the promise should one of them not.
     return { ...failure('not_xml', 'The document could not be read.'), digest };
@@ -36,8 +46,14 @@ export function parseSamlMetadata(document: string | Uint8Array, options: SamlPa
 
 type ParsedDocument = Omit<SamlMetadataParseResult, 'digest'>;
 
-function parseDocument(document: string | Uint8Array, maxBytes: number): ParsedDocument {
+interface Limits {
+  maxBytes: number;
+  maxCertificates: number;
+}
+
+function parseDocument(document: string | Uint8Array, limits: Limits): ParsedDocument {
   const size = byteLengthOf(document);
+  const { maxBytes } = limits;
   if (size > maxBytes) return failure('too_large', `The document has ${size} bytes; at most ${maxBytes} are accepted.`);
   const reading = readXml(typeof document === 'string' ? document : decodeText(document));
   switch (reading.kind) {
@@ -46,18 +62,24 @@ function parseDocument(document: string | Uint8Array, maxBytes: number): ParsedD
     case 'invalid':
       return failure('not_xml', reading.message);
     case 'element':
-      return readMetadata(reading.root);
+      return readMetadata(reading.root, limits.maxCertificates);
   }
 }
 
-function readMetadata(root: XmlElement): ParsedDocument {
+function readMetadata(root: XmlElement, maxCertificates: number): ParsedDocument {
   if (!isNamed(root, MD, 'EntityDescriptor') && !isNamed(root, MD, 'EntitiesDescriptor')) {
     const namespace = root.namespace === null ? 'no namespace' : `namespace ${root.namespace}`;
     return failure('not_metadata', `The document is XML but not SAML metadata: its root is ${root.localName} in ${namespace}.`);
   }
+  const entities = findEntities(root, null);
+  // Counted on the element tree, before any certificate is decoded: refusing costs no parsing.
+  const declared = entities.reduce((count, { element }) => count + countDeclaredCertificates(element), 0);
+  if (declared > maxCertificates) {
+    return failure('too_many_certificates', `The document declares ${declared} certificates; at most ${maxCertificates} are accepted.`);
+  }
   const result: ParsedDocument = { entities: [], certificates: [], problems: [] };
   const readCertificate = cachingCertificateReader();
-  findEntities(root, null).forEach((found, position) => readEntity(found, position, readCertificate, result));
+  entities.forEach((found, position) => readEntity(found, position, readCertificate, result));
   return result;
 }
 
@@ -117,8 +139,11 @@ function decodeText(bytes: Uint8Array): string {
   return new TextDecoder('utf-8').decode(bytes);
 }
 
-function maxBytesFrom(options: SamlParseOptions): number {
-  const requested = options.maxBytes;
+function limitsFrom(options: SamlParseOptions): Limits {
   // NaN and negative values are mistakes, not limits; the default applies. Infinity means no limit.
-  return requested !== undefined && requested >= 0 ? requested : DEFAULT_MAX_BYTES;
+  const limit = (requested: number | undefined, fallback: number) => (requested !== undefined && requested >= 0 ? requested : fallback);
+  return {
+    maxBytes: limit(options.maxBytes, DEFAULT_MAX_BYTES),
+    maxCertificates: limit(options.maxCertificates, DEFAULT_MAX_SAML_CERTIFICATES),
+  };
 }

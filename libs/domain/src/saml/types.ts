@@ -50,7 +50,8 @@ export interface SamlCertificate {
   certificate: ParsedCertificate;
 }
 
-export type SamlProblemCode = 'doctype_refused' | 'not_xml' | 'not_metadata' | 'bad_certificate' | 'entity_without_id' | 'too_large';
+export type SamlProblemCode =
+  'doctype_refused' | 'not_xml' | 'not_metadata' | 'bad_certificate' | 'entity_without_id' | 'too_large' | 'too_many_certificates';
 
 export interface SamlProblem {
   code: SamlProblemCode;
@@ -74,4 +75,9 @@ export interface SamlMetadataParseResult {
 export interface SamlParseOptions {
   /** Largest document accepted, in bytes. Default 16 MiB, the scanner's fetch limit. */
   maxBytes?: number;
+  /**
+   * Most X509Certificate elements the entities may declare, counted before any is parsed; more
+   * gives one 'too_many_certificates' problem and nothing else. Default DEFAULT_MAX_SAML_CERTIFICATES.
+   */
+  maxCertificates?: number;
 }

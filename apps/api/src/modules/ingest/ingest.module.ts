@@ -4,11 +4,12 @@ import { LinksModule } from '../links/links.module';
 import { ScannersModule } from '../scanners/scanners.module';
 import { IngestRepository } from './ingest.repository';
 import { IngestService } from './ingest.service';
+import { SamlParser } from './saml-parser';
 import { ScannerProtocolController } from './scanner-protocol.controller';
 
 @Module({
   imports: [ScannersModule, CertificatesModule, LinksModule],
   controllers: [ScannerProtocolController],
-  providers: [IngestRepository, IngestService],
+  providers: [IngestRepository, IngestService, SamlParser],
 })
 export class IngestModule {}

@@ -4,7 +4,6 @@ import {
   type HostScanResult,
   type ParsedCertificate,
   parseFirstCertificate,
-  parseSamlMetadata,
   type ResultOutcome,
   type SamlScanResult,
   type ScannerConfig,
@@ -20,6 +19,7 @@ import { LinksService } from '../links/links.service';
 import { ScannersService } from '../scanners/scanners.service';
 import { IngestRepository } from './ingest.repository';
 import { idsOf, validateResult } from './result-validation';
+import { SamlParser } from './saml-parser';
 
 export const MAX_RESULTS_PER_POST = 1000;
 // Results of different endpoints are applied this many at a time (the pool has 10 connections);
@@ -50,6 +50,7 @@ export class IngestService {
     private readonly certificates: CertificatesService,
     private readonly verdicts: TrustVerdictsService,
     private readonly links: LinksService,
+    private readonly samlParser: SamlParser,
     private readonly clock: Clock,
   ) {}
 
@@ -143,17 +144,18 @@ export class IngestService {
   /**
    * A metadata fetch: every certificate of the document linked by role with set semantics (what
    * the document no longer publishes moves to history), the payload on the endpoint, the document
-   * kept once by its recomputed digest.
+   * kept once by its recomputed digest. The document is parsed on SamlParser's worker thread,
+   * before the transaction opens, so neither the event loop nor a database connection waits on it.
    */
-  private ingestSaml(scannerId: string, result: SamlScanResult): Promise<Outcome> {
+  private async ingestSaml(scannerId: string, result: SamlScanResult): Promise<Outcome> {
     const scannedAt = new Date(result.scannedAt);
-    const parsed = result.success && result.document !== null ? parseSamlMetadata(result.document) : null;
+    const parsed = result.success && result.document !== null ? await this.samlParser.read(result.document) : null;
     const failure = !result.success
       ? result.error
-      : parsed === null || parsed.entities.length === 0
-        ? `the metadata could not be used: ${parsed?.problems.map((p) => p.message).join('; ') || 'no document'}`
+      : parsed === null || parsed.entityCount === 0
+        ? `the metadata could not be used: ${parsed?.problems.join('; ') || 'no document'}`
         : null;
-    const warnings = parsed && failure === null && parsed.problems.length > 0 ? parsed.problems.map((p) => p.message).join('; ') : null;
+    const warnings = parsed && failure === null && parsed.problems.length > 0 ? parsed.problems.join('; ') : null;
     return this.ingest.inTransaction(async (transaction) => {
       const { fresh, latest } = await this.ingest.recordRun(
         {
@@ -163,7 +165,7 @@ export class IngestService {
           scannedAt,
           success: failure === null,
           error: failure ?? warnings,
-          resolvedIp: null,
+          resolvedIp: result.resolvedIp ?? null,
           fingerprint: null,
           tlsVersion: null,
           chainComplete: null,
@@ -171,7 +173,7 @@ export class IngestService {
         transaction,
       );
       if (!fresh) return 'duplicate';
-      if (failure !== null || !parsed || !result.document) return 'accepted';
+      if (failure !== null || !parsed?.firstEntity || !result.document) return 'accepted';
       await this.ingest.saveSamlDocument(parsed.digest, result.document, scannedAt, transaction);
       await this.certificates.storeParsed(
         parsed.certificates.map((c) => c.certificate),
@@ -182,14 +184,13 @@ export class IngestService {
         const declared = parsed.certificates.filter((c) => c.uses.includes(use)).map((c) => c.certificate);
         await this.sighting(result.endpointId, use, declared, transaction);
       }
-      const [first] = parsed.entities;
       await this.ingest.saveSamlMetadata(
         result.endpointId,
         {
-          ...first,
+          ...parsed.firstEntity,
           fetchedAt: scannedAt.toISOString(),
           digest: parsed.digest,
-          ...(parsed.entities.length > 1 ? { entityCount: parsed.entities.length } : {}),
+          ...(parsed.entityCount > 1 ? { entityCount: parsed.entityCount } : {}),
         },
         transaction,
       );
