@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { mintCertificate, mintChain, pemBundle, type MintedCertificate } from '@certkeeper/domain/testing';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
@@ -7,6 +11,30 @@ import { HOUR, DAY, SECOND } from './support/fake-clock';
 const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
 const sha1 = (der: Uint8Array) => createHash('sha1').update(der).digest('hex');
 const colons = (hex: string) => hex.toUpperCase().match(/../g)!.join(':');
+
+// The PKCS #7 upload tests use bundles made by the real `openssl crl2pkcs7`. CI must have openssl:
+// there a missing one fails the tests; elsewhere it skips them, saying so in their names.
+const SKIP_WITHOUT_OPENSSL = spawnSync('openssl', ['version']).status !== 0 && process.env.CI !== 'true';
+const itWithOpenssl = SKIP_WITHOUT_OPENSSL ? it.skip : it;
+const OPENSSL_NOTE = SKIP_WITHOUT_OPENSSL ? ' [skipped: openssl is not on the PATH; with CI=true this fails instead]' : '';
+
+/** Runs openssl with `files` written to a temporary directory (`{dir}` in args names it) and returns what it wrote to `out`. */
+function openssl(args: string[], files: Record<string, string>): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'certkeeper-openssl-'));
+  try {
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+    const run = spawnSync('openssl', [...args.map((arg) => arg.replaceAll('{dir}', dir)), '-out', join(dir, 'out')]);
+    if (run.error) throw new Error(`openssl could not be run (${run.error.message}): install OpenSSL, CI needs it for the PKCS #7 tests.`);
+    if (run.status !== 0) throw new Error(`openssl ${args[0]} failed: ${run.stderr.toString()}`);
+    return readFileSync(join(dir, 'out'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `openssl crl2pkcs7 -nocrl -certfile chain.pem`: the usual way to make a .p7b (PEM) or .p7c (DER). */
+const crl2pkcs7 = (chainPem: string, outform: 'PEM' | 'DER') =>
+  openssl(['crl2pkcs7', '-nocrl', '-certfile', '{dir}/chain.pem', '-outform', outform], { 'chain.pem': chainPem });
 
 interface Summary {
   fingerprint: string;
@@ -129,6 +157,94 @@ describe('certificates', () => {
       expect(response.text).toContain('At most 20 certificates per upload.');
       expect(await countCertificates()).toBe(before);
     }, 60_000);
+  });
+
+  describe('PKCS #7 bundles made by openssl crl2pkcs7', () => {
+    itWithOpenssl(
+      `stores every certificate of a PEM or DER bundle and describes its leaf, whatever the bundle order${OPENSSL_NOTE}`,
+      async () => {
+        const chain = await mintChain();
+        // Root first: the order inside the bundle must not decide which certificate is described.
+        const chainPem = pemBundle(chain.root, chain.intermediate, chain.leaf);
+        const p7b = crl2pkcs7(chainPem, 'PEM').toString('utf8');
+        const p7c = crl2pkcs7(chainPem, 'DER');
+        expect(p7b).toMatch(/^-----BEGIN PKCS7-----\n/);
+        const before = await countCertificates();
+
+        const created = await upload(p7b).expect(201);
+        expect(created.body).toMatchObject({
+          fingerprint: sha256(chain.leaf.der),
+          commonName: 'leaf.example.com',
+          issuerFingerprint: sha256(chain.intermediate.der),
+          pem: chain.leaf.pem,
+        });
+        expect(await countCertificates()).toBe(before + 3);
+        for (const minted of [chain.root, chain.intermediate]) {
+          await t.http
+            .get(`/api/v1/certificates/${sha256(minted.der)}`)
+            .set(bearer(admin))
+            .expect(200);
+        }
+
+        for (const [body, contentType] of [
+          [p7c, 'application/octet-stream'],
+          [p7c.toString('base64'), 'text/plain'],
+          [{ pem: p7b }, 'application/json'],
+          [`Certificate chain of leaf.example.com\n${chain.leaf.pem}${p7b}`, 'application/x-pem-file'],
+        ] as const) {
+          expect((await upload(body, contentType).expect(200)).body).toMatchObject({ fingerprint: sha256(chain.leaf.der) });
+        }
+        expect(await countCertificates()).toBe(before + 3);
+      },
+    );
+
+    itWithOpenssl(`links the leaf of a bundle uploaded to an endpoint${OPENSSL_NOTE}`, async () => {
+      const chain = await mintChain();
+      const id = await endpoint({ name: 'pkcs7 upload', type: 'manual' });
+      const p7c = crl2pkcs7(pemBundle(chain.intermediate, chain.root, chain.leaf), 'DER');
+      const created = await t.http
+        .post(`/api/v1/endpoints/${id}/certificate`)
+        .set(bearer(admin))
+        .set('Content-Type', 'application/octet-stream')
+        .send(p7c)
+        .expect(201);
+      expect(created.body).toMatchObject({ link: 'created', certUse: 'manual', certificate: { fingerprint: sha256(chain.leaf.der) } });
+      const p7b = crl2pkcs7(pemBundle(chain.leaf, chain.intermediate), 'PEM').toString('utf8');
+      expect((await uploadTo(id, { pem: p7b, certUse: 'manual' }).expect(200)).body).toMatchObject({ link: 'unchanged' });
+      const detail = (await t.http.get(`/api/v1/endpoints/${id}`).set(bearer(admin)).expect(200)).body as {
+        currentCertificates: { fingerprint: string }[];
+      };
+      expect(detail.currentCertificates.map((c) => c.fingerprint)).toEqual([sha256(chain.leaf.der)]);
+    });
+
+    itWithOpenssl(`refuses a bundle without certificates and a CMS that is not SignedData, storing nothing${OPENSSL_NOTE}`, async () => {
+      const empty = openssl(['crl2pkcs7', '-nocrl'], {}).toString('utf8');
+      const data = openssl(['cms', '-data_create', '-in', '{dir}/message.txt', '-outform', 'PEM'], { 'message.txt': 'hello' });
+      const before = await countCertificates();
+      expect((await upload(empty).expect(400)).text.trimEnd()).toBe('The PKCS #7 bundle has no certificates.');
+      expect((await upload(data.toString('utf8'), 'text/plain').expect(400)).text).toMatch(/^The PKCS #7 data is Data, not SignedData/);
+      const id = await endpoint({ name: 'pkcs7 refused', type: 'manual' });
+      await uploadTo(id, empty).expect(400);
+      expect(await countCertificates()).toBe(before);
+    });
+
+    itWithOpenssl(`refuses a bundle with one malformed certificate, saying which, and stores nothing${OPENSSL_NOTE}`, async () => {
+      const [good, bad] = await Promise.all([
+        mintCertificate({ subject: 'CN=pkcs7-good.test' }),
+        mintCertificate({ subject: 'CN=pkcs7-bad.test' }),
+      ]);
+      const p7c = crl2pkcs7(pemBundle(good, bad), 'DER');
+      // The second certificate's signature BIT STRING, right after its outer ecdsa-with-SHA256, becomes an OCTET STRING.
+      const signatureAlgorithm = Buffer.from('300a06082a8648ce3d040302', 'hex');
+      const bitString =
+        p7c.indexOf(Buffer.from(bad.der)) + Buffer.from(bad.der).lastIndexOf(signatureAlgorithm) + signatureAlgorithm.length;
+      expect(p7c[bitString]).toBe(0x03);
+      p7c[bitString] = 0x04;
+      const before = await countCertificates();
+      const response = await upload(p7c, 'application/octet-stream').expect(400);
+      expect(response.text.trimEnd()).toBe('certificate 2 of the PKCS #7 bundle: The data is not a valid DER-encoded X.509 certificate.');
+      expect(await countCertificates()).toBe(before);
+    });
   });
 
   describe('detail', () => {

@@ -1,6 +1,8 @@
 import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
-import { generateKeyPair, mintCertificate, type MintedCertificate, reissueWithSerials } from '../testing';
+import { generateKeyPair, mintCertificate, type MintedCertificate, reissueWithSerials, resignCertificate } from '../testing';
+import { readChildren, readSingleDerElement } from '../x509/der';
 import { parseCertificates } from '../x509/parse-certificates';
+import { pkijsValidatesPath } from '../x509/testing/pkijs-oracle';
 import type { ParsedCertificate } from '../x509/types';
 import { x509 } from '../x509/x509-library';
 import type { RootStoreId } from './ccadb';
@@ -54,6 +56,10 @@ async function mintCaWithKeyId(options: {
     extensions,
   });
   return { der: new Uint8Array(certificate.rawData), pem: `${certificate.toString('pem')}\n`, keys: options.keys, certificate };
+}
+
+function certificatePem(der: Uint8Array): string {
+  return `-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString('base64')}\n-----END CERTIFICATE-----\n`;
 }
 
 /** `count` copies of `template` under new serial numbers, each a real certificate signed by `issuerKey`. */
@@ -273,6 +279,69 @@ describe('TrustEvaluator', () => {
       // Only the service writes verifiedIssuers, after a verification: here it stands for one.
       const listed = { ...unverifiable, verifiedIssuers: [intermediate.fingerprintSha256] };
       expect(trustedBy([root, intermediate], anchorsOf(root, 'mozilla'), listed)).toEqual(['mozilla']);
+    });
+  });
+
+  /**
+   * pkijs validates paths on its own (issuer search, signatures, basicConstraints cA, dates, which
+   * every certificate here satisfies): it must agree with us on those. Where it does not check
+   * what we check, the tests say so: they are why it stays out of the trust path (decision 0005).
+   */
+  describe('pkijs as an independent oracle', () => {
+    const anchors = () => anchorsOf(root, 'mozilla');
+
+    it('agrees on a chain to the root, on its parts, and on a chain missing its intermediate', async () => {
+      const evaluator = new TrustEvaluator([root, intermediate], anchors());
+      expect([leaf, intermediate, root].map((certificate) => evaluator.evaluate(certificate).trustedBy)).toEqual([
+        ['mozilla'],
+        ['mozilla'],
+        ['mozilla'],
+      ]);
+      expect(await pkijsValidatesPath(leaf.der, [intermediate.der], [root.der])).toBe(true);
+      expect(await pkijsValidatesPath(intermediate.der, [], [root.der])).toBe(true);
+      expect(await pkijsValidatesPath(root.der, [], [root.der])).toBe(true);
+      expect(await pkijsValidatesPath(leaf.der, [], [root.der])).toBe(false); // the intermediate is missing
+      expect(trustedBy([root], anchors(), leaf)).toEqual([]);
+    });
+
+    it('agrees on a leaf signed by another key than its named issuer’s', async () => {
+      const impostor = {
+        ...mintedIntermediate,
+        keys: { publicKey: mintedIntermediate.keys.publicKey, privateKey: attackerKeys.privateKey },
+      };
+      const forgedLeaf = parsed(await mintCertificate({ issuer: impostor }));
+      expect(trustedBy([root, intermediate], anchors(), forgedLeaf)).toEqual([]);
+      expect(await pkijsValidatesPath(forgedLeaf.der, [intermediate.der], [root.der])).toBe(false);
+    });
+
+    it('agrees on an issuer that is not a CA', async () => {
+      const notCa = await mintCertificate({ subject: 'CN=Not A CA, O=Certkeeper', issuer: mintedRoot, ca: false });
+      const underNotCa = parsed(await mintCertificate({ issuer: notCa }));
+      expect(trustedBy([root, parsed(notCa)], anchors(), underNotCa)).toEqual([]);
+      expect(await pkijsValidatesPath(underNotCa.der, [notCa.der], [root.der])).toBe(false);
+    });
+
+    it('disagrees on a path longer than a CA’s pathLength allows: pkijs 3 does not enforce it, we do', async () => {
+      const subordinate = await mintCertificate({ subject: 'CN=Subordinate, O=Certkeeper', issuer: mintedIntermediate, ca: true });
+      const underSubordinate = parsed(await mintCertificate({ issuer: subordinate }));
+      expect(trustedBy([root, intermediate, parsed(subordinate)], anchors(), underSubordinate)).toEqual([]);
+      expect(await pkijsValidatesPath(underSubordinate.der, [subordinate.der, intermediate.der], [root.der])).toBe(true);
+      // Within the limit both accept: the subordinate itself is one step under the intermediate.
+      expect(trustedBy([root, intermediate], anchors(), parsed(subordinate))).toEqual(['mozilla']);
+      expect(await pkijsValidatesPath(subordinate.der, [intermediate.der], [root.der])).toBe(true);
+    });
+
+    it('disagrees on a leaf whose inner and outer signature algorithms differ: pkijs trusts it, we do not', async () => {
+      const template = await mintCertificate({ subject: 'CN=mismatch.example.com', issuer: mintedIntermediate });
+      const innerAlgorithm = readChildren(readChildren(readSingleDerElement(template.der))[0])[2];
+      const lastOidOctet = innerAlgorithm.encoded.byteOffset + innerAlgorithm.encoded.length - 1;
+      // The signed part says ecdsa-with-SHA384, the outside ecdsa-with-SHA256, which the signature really uses.
+      const der = resignCertificate(template.der, KeyObject.from(mintedIntermediate.keys.privateKey), (tbs, tbsOffset) => {
+        tbs[lastOidOctet - tbsOffset] = 0x03;
+      });
+      const mismatched = parsed({ ...template, der, pem: certificatePem(der) });
+      expect(trustedBy([root, intermediate], anchors(), mismatched)).toEqual([]);
+      expect(await pkijsValidatesPath(mismatched.der, [intermediate.der], [root.der])).toBe(true);
     });
   });
 

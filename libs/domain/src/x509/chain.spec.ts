@@ -1,6 +1,7 @@
 import { mintChain } from '../testing';
 import { isCompleteChain } from './chain';
 import { parseFirstCertificate } from './parse-certificates';
+import { pkijsValidatesPath } from './testing/pkijs-oracle';
 import type { ParsedCertificate } from './types';
 
 const parsed = (pem: string): ParsedCertificate => {
@@ -19,6 +20,9 @@ describe('isCompleteChain', () => {
     expect(isCompleteChain([leaf, root, intermediate])).toBe(false);
     expect(isCompleteChain([leaf, intermediate], (c) => c.subjectKeyId === intermediate.subjectKeyId)).toBe(true);
     expect(isCompleteChain([])).toBe(false);
+    // An independent implementation finds the same: the complete chain is a valid path to its root.
+    expect(await pkijsValidatesPath(leaf.der, [intermediate.der], [root.der])).toBe(true);
+    expect(await pkijsValidatesPath(leaf.der, [], [root.der])).toBe(false);
   });
 
   it('is true for a lone self-signed certificate', async () => {

@@ -169,13 +169,13 @@ describe('input without certificates', () => {
   it("reports a lone PRIVATE KEY block as 'not_a_certificate', naming what it found", async () => {
     expect(parseCertificates(await privateKeyPem())).toEqual({
       certificates: [],
-      errors: [{ index: 0, code: 'not_a_certificate', message: 'The input has no CERTIFICATE block, only: PRIVATE KEY.' }],
+      errors: [{ index: 0, code: 'not_a_certificate', message: 'The input has no CERTIFICATE or PKCS7 block, only: PRIVATE KEY.' }],
     });
   });
 
   it("does not take 'TRUSTED CERTIFICATE' blocks", () => {
     expect(parseCertificates(pemBlock('TRUSTED CERTIFICATE', first.der)).errors).toEqual([
-      { index: 0, code: 'not_a_certificate', message: 'The input has no CERTIFICATE block, only: TRUSTED CERTIFICATE.' },
+      { index: 0, code: 'not_a_certificate', message: 'The input has no CERTIFICATE or PKCS7 block, only: TRUSTED CERTIFICATE.' },
     ]);
   });
 

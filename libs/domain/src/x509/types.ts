@@ -64,15 +64,22 @@ export interface ParsedCertificate {
   issuerDnHash?: string;
 }
 
-export type CertificateParseErrorCode = 'empty' | 'not_a_certificate' | 'invalid_pem' | 'invalid_der' | 'too_many';
+/**
+ * 'invalid_pkcs7': a PKCS #7 bundle that cannot be read, is not SignedData, or holds no certificate
+ * (one of its certificates that cannot be read is 'invalid_der', with `positionInBundle`).
+ */
+export type CertificateParseErrorCode = 'empty' | 'not_a_certificate' | 'invalid_pem' | 'invalid_der' | 'invalid_pkcs7' | 'too_many';
 
 export interface CertificateParseError {
   /**
    * Position of the offending block in the input, 0-based. PEM blocks of every type count (a PRIVATE
    * KEY block before a certificate moves the certificate to index 1), so the index matches what
-   * someone reading the file sees. Errors about the input as a whole have index 0.
+   * someone reading the file sees. Errors about the input as a whole have index 0, and so does
+   * everything about a DER or base64 PKCS #7 bundle.
    */
   index: number;
+  /** For a certificate inside a PKCS #7 bundle (the block at `index`): its 0-based position among the bundle's certificates. */
+  positionInBundle?: number;
   code: CertificateParseErrorCode;
   /** A short sentence for people. */
   message: string;
@@ -84,6 +91,6 @@ export interface CertificateParseResult {
 }
 
 export interface ParseOptions {
-  /** Largest number of CERTIFICATE blocks accepted; more gives one 'too_many' error and no certificates. Default 100. */
+  /** Largest number of certificates accepted (CERTIFICATE blocks and those inside PKCS #7 bundles); more gives one 'too_many' error and no certificates. Default 100. */
   maxCertificates?: number;
 }

@@ -1,11 +1,12 @@
 import { BadRequestException } from '@nestjs/common';
-import { type ParsedCertificate, parseCertificates } from '@certkeeper/domain';
+import { type CertificateParseError, type ParsedCertificate, parseCertificates } from '@certkeeper/domain';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 
 /** An upload carries a certificate, a chain or a small bundle; more is almost surely a mistake. */
 export const MAX_UPLOAD_CERTIFICATES = 20;
 
-const HOW_TO_SEND = 'Send the certificate as PEM text, base64 DER, DER (application/pkix-cert) or JSON { "pem": "..." }.';
+const HOW_TO_SEND =
+  'Send the certificate as PEM text, base64 DER, DER (application/pkix-cert), a PKCS #7 bundle (.p7b, .p7c) or JSON { "pem": "..." }.';
 
 export interface UploadPayload {
   certificates: ParsedCertificate[];
@@ -14,8 +15,10 @@ export interface UploadPayload {
 }
 
 /**
- * Reads every accepted body form (CONTRACT section 5) and parses it strictly: one bad block
- * refuses the whole upload, so a failed upload changes nothing.
+ * Reads every accepted body form (CONTRACT section 5), PKCS #7 bundles included, and parses it
+ * strictly: one bad block refuses the whole upload, so a failed upload changes nothing. The first
+ * certificate is the one linked and described: the first of a PEM, the leaf of a PKCS #7 bundle
+ * (the certificate that issued none of the others; see parseCertificates).
  */
 export function readUploadBody(body: unknown): UploadPayload {
   let input: string | Uint8Array;
@@ -39,14 +42,26 @@ export function readUploadBody(body: unknown): UploadPayload {
 
   const result = parseCertificates(input, { maxCertificates: MAX_UPLOAD_CERTIFICATES });
   if (result.errors.length > 0) {
-    const lines = result.errors.map((error) =>
-      error.code === 'empty' || error.code === 'not_a_certificate' || error.code === 'too_many'
-        ? error.message
-        : `certificate ${error.index + 1}: ${error.message}`,
-    );
+    const lines = result.errors.map(describeError);
     const tooMany = result.errors.some((error) => error.code === 'too_many');
     throw new BadRequestException(tooMany ? [`At most ${MAX_UPLOAD_CERTIFICATES} certificates per upload.`, ...lines] : lines);
   }
   if (result.certificates.length === 0) throw new BadRequestException(`The request has no certificate. ${HOW_TO_SEND}`);
   return { certificates: result.certificates, certUse };
+}
+
+/** Errors about the input as a whole are sentences of their own; the others say which certificate. */
+function describeError(error: CertificateParseError): string {
+  switch (error.code) {
+    case 'empty':
+    case 'not_a_certificate':
+    case 'too_many':
+      return error.message;
+    case 'invalid_pkcs7':
+      return error.index > 0 ? `block ${error.index + 1}: ${error.message}` : error.message;
+    case 'invalid_pem':
+    case 'invalid_der':
+      if (error.positionInBundle === undefined) return `certificate ${error.index + 1}: ${error.message}`;
+      return `certificate ${error.positionInBundle + 1} of the PKCS #7 bundle${error.index > 0 ? ` (block ${error.index + 1})` : ''}: ${error.message}`;
+  }
 }

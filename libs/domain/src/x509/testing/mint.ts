@@ -138,15 +138,35 @@ export function pemBundle(...certificates: MintedCertificate[]): string {
  * certificates; every other field is the template's.
  */
 export function reissueWithSerials(templateDer: Uint8Array, issuerKey: KeyObject, count: number, hash = 'sha256'): Buffer[] {
-  const [tbsCertificate, signatureAlgorithm] = readChildren(readSingleDerElement(templateDer));
   const serialNumber = readCertificateStructure(templateDer).serialNumber;
-  const serialEnd = serialNumber.byteOffset + serialNumber.length - tbsCertificate.encoded.byteOffset;
-  return Array.from({ length: count }, (_, i) => {
-    const tbs = Buffer.from(tbsCertificate.encoded);
-    tbs.writeUInt32BE(i, serialEnd - 4);
-    const signature = Buffer.concat([Buffer.of(0), sign(hash, tbs, issuerKey)]);
-    return derElement(0x30, Buffer.concat([tbs, signatureAlgorithm.encoded, derElement(0x03, signature)]));
-  });
+  return Array.from({ length: count }, (_, i) =>
+    resignCertificate(
+      templateDer,
+      issuerKey,
+      (tbs, tbsOffset) => tbs.writeUInt32BE(i, serialNumber.byteOffset + serialNumber.length - tbsOffset - 4),
+      hash,
+    ),
+  );
+}
+
+/**
+ * The certificate `templateDer` with its tbsCertificate edited in place by `edit` (which must keep
+ * its length) and signed anew by `issuerKey` with `hash`; the outer signatureAlgorithm is kept as
+ * it is. `tbsOffset` is where the tbsCertificate starts within templateDer's buffer, so offsets of
+ * elements read from templateDer translate into the copy. Makes copies that differ in one field,
+ * and certificates no honest CA would sign (inner and outer signature algorithms that disagree).
+ */
+export function resignCertificate(
+  templateDer: Uint8Array,
+  issuerKey: KeyObject,
+  edit: (tbs: Buffer, tbsOffset: number) => void,
+  hash = 'sha256',
+): Buffer {
+  const [tbsCertificate, signatureAlgorithm] = readChildren(readSingleDerElement(templateDer));
+  const tbs = Buffer.from(tbsCertificate.encoded);
+  edit(tbs, tbsCertificate.encoded.byteOffset);
+  const signature = Buffer.concat([Buffer.of(0), sign(hash, tbs, issuerKey)]);
+  return derElement(0x30, Buffer.concat([tbs, signatureAlgorithm.encoded, derElement(0x03, signature)]));
 }
 
 function derElement(tag: number, content: Buffer): Buffer {
