@@ -1,18 +1,31 @@
 # Certkeeper API. Build from the repository root:
 #   docker build -f docker/api.Dockerfile -t certkeeper-api .
+#
+# The image carries the compiled API, the compiled agent it runs as its embedded scanner
+# (EMBEDDED_SCANNER) and the production dependencies. `npm run images:sizes` measures what each
+# image adds to its base. npm install, not npm ci: the committed lockfile holds only the Linux
+# builds of platform packages, which npm ci rejects as out of sync.
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
 RUN npm install --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev
+RUN node tools/build.js api
+
+# Production dependencies, in a stage of their own: this layer changes only with the lockfile.
+FROM node:22-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm install --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production PORT=8080 DATA_DIR=/data
 WORKDIR /app
-COPY --from=build /src/node_modules ./node_modules
-COPY --from=build /src/dist ./dist
-COPY --from=build /src/package.json ./
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/apps/api ./dist/apps/api
+COPY --from=build /src/dist/apps/scanner ./dist/apps/scanner
+COPY --from=build /src/dist/libs ./dist/libs
+COPY package.json ./
 # /data holds the embedded database and generated secrets when DATABASE_URL is unset.
 RUN mkdir -p /data && chown node:node /data
 USER node

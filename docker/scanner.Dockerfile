@@ -1,17 +1,31 @@
 # Certkeeper scanner agent, one per network segment. Build from the repository root:
 #   docker build -f docker/scanner.Dockerfile -t certkeeper-scanner .
 # Run with SCANNER_API_URL and SCANNER_TOKEN (a stx_s_ token from POST /api/v1/scanners).
+#
+# The image carries the compiled agent (dist/apps/scanner and dist/libs) and only the npm packages
+# its code requires at run time, at the lockfile's versions: tools/runtime-manifest.js lists them
+# from the compiled require graph. `npm run images:sizes` measures what each image adds to its base.
+# npm install, not npm ci: the committed lockfile holds only the Linux builds of platform packages,
+# which npm ci rejects as out of sync.
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
 RUN npm install --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev
+RUN node tools/build.js scanner && mkdir -p runtime && node tools/runtime-manifest.js dist/apps/scanner/src/main.js > runtime/package.json
+
+# The agent's packages only: its manifest with the root lockfile, so they install at locked versions.
+FROM node:22-bookworm-slim AS deps
+WORKDIR /app
+COPY --from=build /src/runtime/package.json ./
+COPY package-lock.json .npmrc ./
+RUN npm install --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=build /src/node_modules ./node_modules
-COPY --from=build /src/dist ./dist
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/apps/scanner ./dist/apps/scanner
+COPY --from=build /src/dist/libs ./dist/libs
 USER node
 CMD ["node", "--enable-source-maps", "dist/apps/scanner/src/main.js"]
