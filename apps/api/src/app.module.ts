@@ -3,6 +3,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { Clock, SystemClock } from './common/clock';
+import { BodyParsingInterceptor } from './common/http/body-parsing';
 import { NoUnexpectedBodyInterceptor } from './common/http/no-body.interceptor';
 import { PlainTextExceptionFilter } from './common/http/plain-text-exception.filter';
 import { APP_CONFIG, APPLICATION_ID, type AppConfig } from './config/app-config';
@@ -73,6 +74,8 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: PlainTextExceptionFilter },
+        // In this order: global interceptors run as registered, and the second looks at what the first parsed.
+        { provide: APP_INTERCEPTOR, useClass: BodyParsingInterceptor },
         { provide: APP_INTERCEPTOR, useClass: NoUnexpectedBodyInterceptor },
       ],
     };

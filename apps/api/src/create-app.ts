@@ -4,8 +4,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import type { Clock } from './common/clock';
 import { accessLog } from './common/http/access-log';
-import { bodyParsing } from './common/http/body-parsing';
+import { refuseNulInUrl } from './common/http/nul-in-url';
 import { assignRequestId } from './common/http/request-id';
+import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/validation/validation-pipe';
 import type { AppConfig } from './config/app-config';
 import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
@@ -20,14 +21,16 @@ export interface CreateAppOptions {
 }
 
 /**
- * Everything between a request and a controller: request ids, access log, body limits, the
- * versioned prefix, validation and the OpenAPI routes. Shared by the server, tests and tools.
+ * Everything between a request and a controller: request ids, access log, security headers, the
+ * versioned prefix and validation. Shared by the server, tests and tools. Bodies are read later,
+ * by BodyParsingInterceptor, once the guard has accepted the token.
  */
-export function configureHttpPipeline(app: NestExpressApplication): void {
+export function configureHttpPipeline(app: NestExpressApplication, config: Pick<AppConfig, 'publicUrl'>): void {
   app.disable('x-powered-by');
   app.use(assignRequestId);
   app.use(accessLog);
-  app.use(bodyParsing());
+  app.use(securityHeaders(config.publicUrl));
+  app.use(refuseNulInUrl);
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
 }
@@ -39,7 +42,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     abortOnError: false,
     preview: options.preview,
   });
-  configureHttpPipeline(app);
+  configureHttpPipeline(app, config);
   serveOpenApi(app, buildOpenApiDocument(app));
   return app;
 }

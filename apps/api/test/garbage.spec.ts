@@ -1,6 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { DataSource } from 'typeorm';
-import { concrete, isPublic, registeredRoutes } from './support/routes';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { MAX_OFFSET } from '../src/common/http/pagination';
+import { IMPORT_TOTAL_LIMIT } from '../src/modules/trust/root-store-import-form';
+import { sendRaw } from './support/raw-upload';
+import { concrete, declaredRoutes, isPublic, registeredRoutes } from './support/routes';
+import { bearer, createScanner, createTestApp, login, type TestApp } from './support/test-app';
+
+const MiB = 1024 * 1024;
 
 const TABLES = ['users', 'api_keys', 'scanners', 'audit_log', 'endpoints', 'certificates', 'endpoint_certificates', 'scan_history'];
 
@@ -68,5 +75,99 @@ describe('garbage in every write route', () => {
     }
     expect(failures).toEqual([]);
     expect(await counts()).toEqual(before);
+  });
+
+  describe('compressed bodies', () => {
+    // 128 MiB of JSON whitespace, a few hundred KiB on the wire: inflated, it would pass every limit.
+    const inflated = Buffer.alloc(128 * MiB, ' ');
+    const BOMBS = [
+      { encoding: 'gzip', body: gzipSync(inflated, { level: 1 }) },
+      { encoding: 'br', body: brotliCompressSync(inflated, { params: { [zlib.BROTLI_PARAM_QUALITY]: 1 } }) },
+    ];
+    let scanner: string;
+
+    beforeAll(async () => {
+      scanner = (await createScanner(t)).token;
+    });
+
+    it('are refused on every write route, 401 without a token and 415 with one, and never inflated', async () => {
+      const access = declaredRoutes(t);
+      const writeRoutes = registeredRoutes(t).filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method));
+      const before = await counts();
+      const failures: string[] = [];
+      for (const route of writeRoutes) {
+        const token = access.get(`${route.method} ${route.path}`)?.kind === 'scanner' ? scanner : admin;
+        for (const bomb of BOMBS) {
+          for (const withToken of [false, true]) {
+            const method = route.method.toLowerCase() as 'post' | 'put' | 'patch';
+            let pending = t.http[method](concrete(route.path))
+              .set('Content-Type', 'application/json')
+              .set('Content-Encoding', bomb.encoding);
+            if (withToken) pending = pending.set(bearer(token));
+            const response = await pending.send(bomb.body);
+            const expected = withToken || isPublic(route) ? 415 : 401;
+            if (response.status !== expected || !String(response.headers['content-type']).startsWith('text/plain'))
+              failures.push(`${route.method} ${route.path} ${bomb.encoding} ${withToken ? 'with' : 'without'} a token: ${response.status}`);
+          }
+        }
+      }
+      expect(failures).toEqual([]);
+      expect(await counts()).toEqual(before);
+    });
+  });
+
+  it(`stops reading a chunked multipart upload without Content-Length at ${IMPORT_TOTAL_LIMIT / MiB} MiB`, async () => {
+    const boundary = `----certkeeper${randomBytes(8).toString('hex')}`;
+    // Files under the 10 MiB per-file limit, more of them than the whole form may hold.
+    function* form(): Generator<Buffer> {
+      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="matrix"; filename="m.csv"\r\n\r\nx\r\n`);
+      for (let file = 0; file < 9; file += 1) {
+        yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="pems"; filename="${file}.pem"\r\n\r\n`);
+        for (let mib = 0; mib < 9; mib += 1) yield Buffer.alloc(MiB, 'A');
+        yield Buffer.from('\r\n');
+      }
+      yield Buffer.from(`--${boundary}--\r\n`);
+    }
+    const before = await counts();
+    const answer = await sendRaw(t, {
+      path: '/api/v1/root-stores/import',
+      headers: { ...bearer(admin), 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      body: form(),
+    });
+    expect([answer.status, answer.text]).toEqual([413, `Request body is larger than the ${IMPORT_TOTAL_LIMIT / MiB} MiB limit.\n`]);
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.serverRead).toBeLessThan(IMPORT_TOTAL_LIMIT + 2 * MiB);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('answers huge offsets and other out-of-range query integers with 400, never a 500', async () => {
+    const access = declaredRoutes(t);
+    const scanner = (await createScanner(t)).token;
+    const readRoutes = registeredRoutes(t).filter((route) => route.method === 'GET');
+    const huge = ['99999999999999999999', '1e20', '9007199254740993', String(MAX_OFFSET + 1), '-99999999999999999999'];
+    const failures: string[] = [];
+    let paginated = 0;
+    for (const route of readRoutes) {
+      const token = access.get(`${route.method} ${route.path}`)?.kind === 'scanner' ? scanner : admin;
+      const get = (query: string) => t.http.get(`${concrete(route.path)}?${query}`).set(bearer(token));
+      // A route reads `offset` when it checks its range; the others refuse or ignore it.
+      const takesOffset = (await get('offset=-1')).text.includes('offset must not be less than 0');
+      if (takesOffset) paginated += 1;
+      for (const name of ['offset', 'limit', 'days']) {
+        for (const value of huge) {
+          const response = await get(`${name}=${value}`);
+          if (response.status >= 500 || (takesOffset && name === 'offset' && response.status !== 400))
+            failures.push(`${route.path}?${name}=${value}: ${response.status} ${response.text.trim()}`);
+        }
+      }
+      if (takesOffset) {
+        const response = await get('offset=99999999999999999999');
+        if (!response.text.includes(`offset must not be greater than ${MAX_OFFSET}`))
+          failures.push(`${route.path}: ${response.text.trim()}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    // The endpoint list, search, audit, certificates, active, expiring, anchors and history at least.
+    expect(paginated).toBeGreaterThanOrEqual(8);
   });
 });

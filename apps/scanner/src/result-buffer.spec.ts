@@ -1,7 +1,7 @@
-import type { ScanResult } from '@certkeeper/domain';
+import { RESULTS_BODY_LIMIT, type SamlScanResult } from '@certkeeper/domain';
 import { ResultBuffer } from './result-buffer';
 
-const result = (n: number, size = 10): ScanResult => ({
+const result = (n: number, size = 10, char = 'x'): SamlScanResult => ({
   resultId: `r${n}`,
   endpointId: 'e',
   type: 'saml',
@@ -9,7 +9,7 @@ const result = (n: number, size = 10): ScanResult => ({
   success: true,
   error: null,
   finalUrl: null,
-  document: 'x'.repeat(size),
+  document: char.repeat(size),
   digest: null,
 });
 
@@ -31,5 +31,34 @@ describe('ResultBuffer', () => {
     buffer.add(result(1, 600), result(2, 600), result(3, 600));
     expect(buffer.take(10, 1000).map((r) => r.resultId)).toEqual(['r1']);
     expect(buffer.take(10, 10).map((r) => r.resultId)).toEqual(['r2']);
+  });
+
+  it('counts bytes, not characters, against the budget', () => {
+    const buffer = new ResultBuffer();
+    buffer.add(result(1, 600, 'é'), result(2, 600, 'é'));
+    expect(buffer.take(10, 2000).map((r) => r.resultId)).toEqual(['r1']);
+  });
+
+  it('turns a result the API could never take into a failed one that says why', () => {
+    // JSON writes each control character as \u00XX: 6 MiB of them become 36 MiB.
+    const huge = result(1, 6 * 1024 * 1024, '\u0001');
+    expect(Buffer.byteLength(JSON.stringify({ results: [huge] }))).toBeGreaterThan(RESULTS_BODY_LIMIT);
+    const buffer = new ResultBuffer();
+    buffer.add(huge, result(2));
+    const batch = buffer.take(10);
+    expect(batch.map((r) => r.resultId)).toEqual(['r1', 'r2']);
+    expect(batch[0]).toMatchObject({ success: false, document: null, finalUrl: null });
+    expect(batch[0].error).toMatch(/^the result is too large to report: 36\.0 MiB as JSON, over the API's 33 MiB limit$/);
+    expect(batch[1]).toEqual(result(2));
+  });
+
+  it('never lets a batch pass the API body limit, whatever budget it is asked for', () => {
+    const buffer = new ResultBuffer();
+    // Three results of 15 MiB fit one at a time but not together.
+    buffer.add(result(1, 15 * 1024 * 1024), result(2, 15 * 1024 * 1024), result(3, 15 * 1024 * 1024));
+    const batch = buffer.take(10, Number.POSITIVE_INFINITY);
+    expect(batch.map((r) => r.resultId)).toEqual(['r1', 'r2']);
+    expect(Buffer.byteLength(JSON.stringify({ results: batch }))).toBeLessThanOrEqual(RESULTS_BODY_LIMIT);
+    expect(buffer.take(10).map((r) => r.resultId)).toEqual(['r3']);
   });
 });

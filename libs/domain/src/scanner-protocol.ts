@@ -81,6 +81,11 @@ export interface SamlScanResult extends ResultBase {
   type: 'saml';
   /** The URL the document was finally read from, after redirects. */
   finalUrl: string | null;
+  /**
+   * The address the document was read from (the last redirect hop's peer); null when none arrived.
+   * Absent from agents that predate it, which the API reads as null.
+   */
+  resolvedIp?: string | null;
   /** The metadata document as fetched (UTF-8); the API parses it itself. */
   document: string | null;
   /** SHA-256 hex of the document's bytes as the agent saw them; the API recomputes it. */
@@ -102,3 +107,20 @@ export type ResultOutcome =
 export interface ResultsResponse {
   results: ResultOutcome[];
 }
+
+// Sizes both sides of POST /api/v1/scanner/results agree on.
+const MiB = 1024 * 1024;
+
+/** Largest SAML metadata document an agent fetches and reports. */
+export const SAML_METADATA_MAX_BYTES = 16 * MiB;
+
+/**
+ * Largest results body the API reads, in bytes. One result must fit with the largest document:
+ * JSON escapes well-formed XML at most twofold (`"`, `\`, tab, CR and LF become two characters;
+ * other control characters cannot occur), plus 1 MiB for the rest of the result and the envelope.
+ * An agent turns a result that still does not fit into a failed one rather than send it.
+ */
+export const RESULTS_BODY_LIMIT = 2 * SAML_METADATA_MAX_BYTES + MiB;
+
+/** An agent closes a batch at this many bytes of JSON: few requests, and a cheap retry when one fails. */
+export const RESULTS_BATCH_BYTES = 8 * MiB;

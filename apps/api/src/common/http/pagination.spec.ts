@@ -19,7 +19,7 @@ describe('pagination queries', () => {
       value: expect.objectContaining({ limit: 500, offset: 20 }),
       problems: [],
     });
-    expect(parse(ListWindowQueryDto, { limit: '5000' }).problems).toEqual([]);
+    expect(parse(ListWindowQueryDto, { limit: '5000', offset: '10000000' }).problems).toEqual([]);
   });
 
   it.each([
@@ -28,6 +28,9 @@ describe('pagination queries', () => {
     [PageQueryDto, { limit: 'ten' }],
     [PageQueryDto, { offset: '-1' }],
     [PageQueryDto, { offset: '1.5' }],
+    [PageQueryDto, { offset: '10000001' }],
+    [PageQueryDto, { offset: '99999999999999999999' }],
+    [ListWindowQueryDto, { offset: '1e20' }],
     [ListWindowQueryDto, { limit: '5001' }],
   ])('refuses %p %j', (type, query) => {
     expect(parse(type as new () => object, query).problems.length).toBeGreaterThan(0);

@@ -4,6 +4,14 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { Response } from 'express';
 import { ToInteger } from '../validation/decorators';
 
+/**
+ * The furthest a page may start. Without a bound `offset=99999999999999999999` passes as an
+ * integer (1e20), overflows PostgreSQL's bigint OFFSET and becomes a 500; beyond the exact
+ * integers of a double it is not even the number sent. Ten million rows is past anything a
+ * client pages through; larger sets are narrowed with filters, not skipped over.
+ */
+export const MAX_OFFSET = 10_000_000;
+
 /** A `limit`/`offset` query class with the given default and maximum page size. */
 function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
   class LimitOffset {
@@ -15,11 +23,12 @@ function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
     @Max(maxLimit)
     limit: number = defaultLimit;
 
-    @ApiPropertyOptional({ minimum: 0, default: 0 })
+    @ApiPropertyOptional({ minimum: 0, maximum: MAX_OFFSET, default: 0 })
     @IsOptional()
     @ToInteger()
     @IsInt()
     @Min(0)
+    @Max(MAX_OFFSET)
     offset: number = 0;
   }
   return LimitOffset;

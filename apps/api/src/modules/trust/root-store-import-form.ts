@@ -6,9 +6,11 @@ import {
   type NestInterceptor,
   PayloadTooLargeException,
 } from '@nestjs/common';
-import { AnyFilesInterceptor } from '@nestjs/platform-express';
-import type { Request } from 'express';
+import { AnyFilesInterceptor, type MulterModuleOptions } from '@nestjs/platform-express';
+import type { IncomingMessage } from 'node:http';
+import type { Writable } from 'node:stream';
 import { catchError, type Observable, throwError } from 'rxjs';
+import { multipartBody } from '../../common/http/body-parsing';
 import type { CcadbTexts } from './root-store-refresher';
 
 const MiB = 1024 * 1024;
@@ -19,7 +21,11 @@ export const IMPORT_FILE_LIMIT = 10 * MiB;
  * (NotBeforeYear=1994 onwards) stay well under, so the count leaves room for one file a year.
  */
 export const IMPORT_MAX_FILES = 48;
-/** The whole form, checked from Content-Length before anything is read: the memory one import may take. */
+/**
+ * The whole form, as the route declares it to BodyParsingInterceptor, which counts the bytes as
+ * they arrive whether or not Content-Length is sent: with the parsed files, twice this is the
+ * memory one import may take.
+ */
 export const IMPORT_TOTAL_LIMIT = 64 * MiB;
 
 /** The part of multer's file record the import reads (memory storage). */
@@ -33,21 +39,20 @@ export const IMPORT_FORM_FIELDS = {
   pems: 'PEM reports holding the certificates of every root the CSV lists; one or more files.',
 } as const;
 
-/** Reads the multipart form into memory; files are refused past IMPORT_FILE_LIMIT (413) or IMPORT_MAX_FILES (400). */
-export const ImportFormInterceptor = AnyFilesInterceptor({
+// multer's streamHandler option (multer 2.x) is missing from Nest's option type.
+const formOptions: MulterModuleOptions & { streamHandler(req: IncomingMessage, parser: Writable): void } = {
   limits: { fileSize: IMPORT_FILE_LIMIT, files: IMPORT_MAX_FILES, fields: IMPORT_MAX_FILES },
-});
+  // BodyParsingInterceptor has read the form already, counting it against IMPORT_TOTAL_LIMIT.
+  streamHandler: (req, parser) => parser.end(multipartBody(req) ?? Buffer.alloc(0)),
+};
 
-/**
- * Refuses a form over IMPORT_TOTAL_LIMIT before it is read, and words multer's limit errors
- * ("File too large", "Too many files") for an operator. Bind it before ImportFormInterceptor.
- */
+/** Parses the multipart form into memory; files are refused past IMPORT_FILE_LIMIT (413) or IMPORT_MAX_FILES (400). */
+export const ImportFormInterceptor = AnyFilesInterceptor(formOptions);
+
+/** Words multer's limit errors ("File too large", "Too many files") for an operator. Bind it before ImportFormInterceptor. */
 @Injectable()
 export class ImportFormLimits implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const declared = Number(context.switchToHttp().getRequest<Request>().headers['content-length'] ?? 0);
-    if (declared > IMPORT_TOTAL_LIMIT)
-      throw new PayloadTooLargeException(`The import may be at most ${IMPORT_TOTAL_LIMIT / MiB} MiB in all.`);
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return next.handle().pipe(
       catchError((error: unknown) => {
         if (error instanceof PayloadTooLargeException) {
