@@ -18,6 +18,12 @@ const NETWORK_AND_FRAMEWORK = [
   'node:https',
   'node:dgram',
 ];
+// Beyond the network: the domain library takes its inputs as values, so it never reads files,
+// resolves names or starts processes either.
+const DOMAIN_BANNED = [
+  ...NETWORK_AND_FRAMEWORK,
+  ...['fs', 'fs/promises', 'dns', 'dns/promises', 'child_process'].flatMap((name) => [name, `node:${name}`]),
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', 'data/**', 'tmp/**', '**/*.js', '**/*.mjs'] },
@@ -42,7 +48,7 @@ export default tseslint.config(
             // Node-only utilities (libs/net) serve the plain-Node agent as well as the API: no framework.
             { sourceTag: 'type:node', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: FRAMEWORK },
             // The domain library takes bytes and strings and returns values: no framework, no network.
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: NETWORK_AND_FRAMEWORK },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: DOMAIN_BANNED },
             { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner'] },
             { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api'] },
           ],
@@ -67,12 +73,21 @@ export default tseslint.config(
     },
   },
   {
-    // Node's network modules are builtins, which bannedExternalImports does not cover.
+    // Node's builtins are not external imports, which bannedExternalImports alone would miss.
     files: ['libs/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: NETWORK_AND_FRAMEWORK.map((name) => ({ name, message: 'libs/domain is pure: no framework, database or network.' })) },
+        {
+          paths: DOMAIN_BANNED.map((name) => ({
+            name,
+            message: 'libs/domain is pure: no framework, database, network, files or processes.',
+          })),
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'libs/domain is pure: no network. Fetch in the app and pass the bytes in.' },
       ],
     },
   },
