@@ -102,7 +102,9 @@ function listInputs(roots, exclude) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       const rel = `${dir}/${entry.name}`;
       if (entry.isDirectory()) walk(rel);
-      else if (COMPILED_EXTENSIONS.has(path.extname(entry.name)) && !exclude.some((re) => re.test(rel))) files.add(rel);
+      // Declaration files compile to nothing (openapi-typescript rewrites its schema.d.ts on every run).
+      else if (COMPILED_EXTENSIONS.has(path.extname(entry.name)) && !rel.endsWith('.d.ts') && !exclude.some((re) => re.test(rel)))
+        files.add(rel);
     }
   };
   for (const dir of roots) walk(dir);
@@ -147,7 +149,7 @@ function staleReason(stampFile, fingerprint, inputs) {
     if (stamp.files !== fingerprint.files) return `source files ${stamp.files} -> ${fingerprint.files}`;
     return 'sources or build settings changed';
   }
-  const missing = inputs.find((rel) => !rel.endsWith('.d.ts') && !fs.existsSync(outputOf(rel)));
+  const missing = inputs.find((rel) => !fs.existsSync(outputOf(rel)));
   return missing ? `${path.relative(root, outputOf(missing))} is missing` : null;
 }
 

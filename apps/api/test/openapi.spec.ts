@@ -4,13 +4,20 @@ import { createTestApp, type TestApp } from './support/test-app';
 
 interface Operation {
   operationId: string;
+  summary?: string;
+  description?: string;
   security?: unknown[];
   responses: Record<string, { content?: Record<string, unknown> }>;
 }
 
 describe('OpenAPI description', () => {
   let t: TestApp;
-  let document: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+  let document: {
+    openapi: string;
+    security: unknown[];
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, unknown> };
+  };
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -43,10 +50,23 @@ describe('OpenAPI description', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('declares the bearer scheme with 401 and 403 on every protected operation, and plain-text errors everywhere', () => {
+  it('gives every operation a summary and a description', () => {
+    for (const { route, op } of operations()) {
+      expect({ route, summary: Boolean(op.summary?.trim()), description: Boolean(op.description?.trim()) }).toEqual({
+        route,
+        summary: true,
+        description: true,
+      });
+    }
+  });
+
+  it('declares the bearer scheme with 401 and 403 on every protected operation, none on public ones, and plain-text errors everywhere', () => {
+    expect(document.security).toEqual([{ bearer: [] }]);
     const publicRoutes = ['POST /api/v1/auth/login', 'GET /api/v1/health', 'GET /api/v1/calendar/u/{token}/{file}'];
     for (const { route, op } of operations()) {
-      if (!publicRoutes.includes(route)) {
+      if (publicRoutes.includes(route)) {
+        expect({ route, security: op.security }).toEqual({ route, security: [] });
+      } else {
         expect({ route, security: op.security }).toEqual({ route, security: [{ bearer: [] }] });
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']));
       }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
 import { ApiKeyResponseDto, CreateApiKeyDto, CreatedApiKeyResponseDto, toApiKeyResponse } from './api-keys.dto';
@@ -11,6 +11,13 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
+  @ApiOperation({
+    summary: 'Create an API key',
+    description:
+      'Needs `self:access`. Creates an API key that acts as the caller, with their role, sent as `Authorization: Bearer <key>`. ' +
+      'The raw key (`stx_p_<keyId>_<secret>`) is in this answer only: only its hash is stored. ' +
+      'An `expiresAt` in the past is 400; once expired or deleted the key gets 401.',
+  })
   @RequirePermission('self:access')
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
   async createApiKey(@CurrentUser() caller: UserPrincipal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
@@ -19,6 +26,10 @@ export class ApiKeysController {
   }
 
   @Get()
+  @ApiOperation({
+    summary: 'List your API keys',
+    description: "Needs `self:access`. The caller's API keys, newest first, with when each was last used; never their secrets.",
+  })
   @RequirePermission('self:access')
   @ApiOkResponse({ type: [ApiKeyResponseDto] })
   async listApiKeys(@CurrentUser() caller: UserPrincipal): Promise<ApiKeyResponseDto[]> {
@@ -26,6 +37,11 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
+  @ApiOperation({
+    summary: 'Delete an API key',
+    description:
+      "Needs `self:access`. Deletes one of the caller's API keys; it stops working at once. 404 when the caller has no key with this id.",
+  })
   @HttpCode(204)
   @RequirePermission('self:access')
   @ApiNoContentResponse()

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { Public } from '../../common/auth/route-access';
 import { LoginDto, LoginResponseDto } from './auth.dto';
 import { AuthService } from './auth.service';
@@ -10,6 +10,13 @@ export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Post('login')
+  @ApiOperation({
+    summary: 'Sign in with e-mail and password',
+    description:
+      'Public. Answers a JWT to send as `Authorization: ' +
+      'Bearer <token>`, its expiry (12 hours after sign-in unless `JWT_TTL` says otherwise) and the signed-in user. ' +
+      'An unknown e-mail, a wrong password and a disabled account all get the same 401.',
+  })
   @HttpCode(200)
   @Public()
   @ApiOkResponse({ type: LoginResponseDto })

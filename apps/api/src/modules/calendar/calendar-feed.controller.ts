@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiNotFoundResponse, ApiOkResponse, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../../common/auth/route-access';
 import { CalendarService } from './calendar.service';
@@ -29,6 +29,14 @@ export class CalendarFeedController {
   constructor(private readonly calendar: CalendarService) {}
 
   @Get('u/:token/*file')
+  @ApiOperation({
+    summary: 'Get a calendar feed of certificate expiry dates',
+    description:
+      'Public: the token in the path (from `POST /api/v1/me/calendar-token`) is the credential. ' +
+      'Answers an iCalendar file (`text/calendar`) for a calendar application to poll: the expiry dates of the certificates current ' +
+      "on the endpoints the owner's tag subscriptions cover (every endpoint without subscriptions). " +
+      'An unknown, rotated or cleared token and a disabled owner all get 404.',
+  })
   @Public()
   @ApiParam({ name: 'token', description: 'The token from POST /api/v1/me/calendar-token.' })
   @ApiParam({ name: 'file', description: 'Any file name, e.g. certkeeper.ics; ignored, and it may be omitted.' })

@@ -1,5 +1,5 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
@@ -13,6 +13,14 @@ export class CalendarTokenController {
 
   /** Creates the caller's calendar feed token, or rotates it: the previous feed URL stops working. */
   @Post()
+  @ApiOperation({
+    summary: 'Create or rotate your calendar feed token',
+    description:
+      'Needs `self:access`. ' +
+      "Creates a calendar feed token for the caller and answers it with the absolute feed URL (from `PUBLIC_URL`, else the request's " +
+      'protocol and Host). The token is shown once (only its hash is stored) and replaces any previous one, whose URL stops working. ' +
+      '400 when `PUBLIC_URL` is not set and the request has no valid Host header.',
+  })
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @RequirePermission('self:access')

@@ -7,7 +7,7 @@ export class CalendarTokenResponseDto {
   @ApiProperty({
     format: 'uri',
     description: 'The absolute feed URL to subscribe to, from PUBLIC_URL when set, else from the request (protocol and Host).',
-    example: 'https://certs.example.com/api/v1/calendar/u/<token>/certkeeper.ics',
+    example: 'https://certs.example.com/api/v1/calendar/u/QUV1t5SFxIBYY_8Wgk2Z6yNiB49ZuQJPhacnjkq7cts/certkeeper.ics',
   })
   url!: string;
 }

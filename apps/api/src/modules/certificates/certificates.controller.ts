@@ -6,11 +6,13 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
+import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
 import { setTotalCount } from '../../common/http/pagination';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
@@ -32,14 +34,25 @@ import { MAX_UPLOAD_CERTIFICATES } from './upload-body';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const CERTIFICATE_BODY = {
-  description: `PEM (one or more certificates, at most ${MAX_UPLOAD_CERTIFICATES}; the first is the one described), base64 DER, raw DER, or JSON { pem, certUse? }.`,
+  description:
+    'PEM (one or more CERTIFICATE blocks; the first is the one described), base64 DER, raw DER, or JSON { pem, certUse? }; ' +
+    'each may also be, or contain, a PKCS #7 certs-only bundle (.p7b/.p7c, `-----BEGIN PKCS7-----` or DER, as `openssl crl2pkcs7` writes), ' +
+    'whose certificates are all stored: its leaf (the certificate that issued none of the others, preferring one that is not a CA) is the one described. ' +
+    `At most ${MAX_UPLOAD_CERTIFICATES} certificates per upload. A PKCS #7 that is not SignedData, or has no certificates, is refused.`,
   schema: {
     type: 'object',
     required: ['pem'],
     properties: { pem: { type: 'string' }, certUse: { type: 'string', enum: ['tls', 'signing', 'encryption', 'manual'] } },
   },
 } as const;
-export const CERTIFICATE_MEDIA_TYPES = ['application/json', 'application/x-pem-file', 'text/plain', 'application/pkix-cert'];
+export const CERTIFICATE_MEDIA_TYPES = [
+  'application/json',
+  'application/x-pem-file',
+  'text/plain',
+  'application/pkix-cert',
+  'application/pkcs7-mime',
+  'application/x-pkcs7-certificates',
+];
 
 @ApiTags('certificates')
 @Controller('certificates')
@@ -50,6 +63,14 @@ export class CertificatesController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'List certificates',
+    description:
+      'Needs `certs:view`. ' +
+      'Every stored certificate, soonest `notAfter` first, filtered by `q` (a fingerprint prefix, or part of the common name or a ' +
+      'SAN), `isCa`, `selfSigned` and `expired`. A bare array: ' +
+      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [CertificateSummaryDto], description: 'Sorted by notAfter; X-Total-Count gives the full size.' })
   async listCertificates(
@@ -63,6 +84,14 @@ export class CertificatesController {
   }
 
   @Get('active')
+  @ApiOperation({
+    summary: 'List the certificates current on endpoints',
+    description:
+      'Needs `certs:view`. ' +
+      'One row per current (endpoint, certificate) link, soonest expiry first, disabled and scan-exempt endpoints included; filters ' +
+      '`type` (of the endpoint), `tag` (repeatable; any of them matches) and `certUse`. A bare array: ' +
+      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [ActiveCertificateDto], description: 'One row per current (endpoint, certificate) link, soonest expiry first.' })
   listActiveCertificates(@Query() query: ActiveQueryDto, @Res({ passthrough: true }) res: Response): Promise<ActiveCertificateDto[]> {
@@ -70,6 +99,13 @@ export class CertificatesController {
   }
 
   @Get('expiring')
+  @ApiOperation({
+    summary: 'List certificates expiring soon',
+    description:
+      'Needs `certs:view`. ' +
+      'The rows of `GET /api/v1/certificates/active` whose certificate has at most `days` days remaining (0 to 3650, default 30); ' +
+      'expired ones are always included, with a negative `daysRemaining`. Same filters, window and `X-Total-Count`.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({
     type: [ActiveCertificateDto],
@@ -80,6 +116,14 @@ export class CertificatesController {
   }
 
   @Get('lookup')
+  @ApiOperation({
+    summary: 'Look up certificates by fingerprint, serial number or hostname',
+    description:
+      'Needs `certs:view`. ' +
+      'Give at least one of `fingerprint` (SHA-256 or SHA-1), `serialNumber` and `hostname` (certificates that cover it, wildcards ' +
+      'honoured); every one given must match. A bare array, latest `notAfter` first, at most 1000 rows. ' +
+      'None of the three, or a malformed one, is 400.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [CertificateSummaryDto] })
   async lookupCertificates(@Query() query: LookupQueryDto): Promise<CertificateSummaryDto[]> {
@@ -88,7 +132,17 @@ export class CertificatesController {
   }
 
   @Post()
+  @ApiOperation({
+    summary: 'Upload certificates to the store',
+    description:
+      'Needs `certs:edit`. ' +
+      'Stores every certificate of the body (PEM, DER, base64 DER, a PKCS #7 bundle, or JSON `{ pem }`; up to 10 MiB) without linking ' +
+      'it to an endpoint, and answers the detail of the first one (of a PKCS #7 bundle: its leaf). ' +
+      '201 when that certificate was new, 200 when it was already stored; uploading it again changes nothing. ' +
+      'A body that does not parse is 400.',
+  })
   @RequirePermission('certs:edit')
+  @AcceptsBody({ limit: UPLOAD_BODY_LIMIT, certificates: true })
   @ApiConsumes(...CERTIFICATE_MEDIA_TYPES)
   @ApiBody(CERTIFICATE_BODY)
   @ApiCreatedResponse({ type: CertificateDetailDto, description: 'The first certificate was new.' })
@@ -104,6 +158,14 @@ export class CertificatesController {
   }
 
   @Get(':fingerprint')
+  @ApiOperation({
+    summary: 'Get a certificate',
+    description:
+      'Needs `certs:view`. ' +
+      'Everything known about the certificate: names, issuer (with its fingerprint when the issuer is stored), key, extensions, trust ' +
+      'by root store, the PEM, and the endpoints it is current on and was seen on before. ' +
+      'The fingerprint is the SHA-256 in hex, any case, colons allowed; 404 when no such certificate is stored.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: CertificateDetailDto })
   getCertificate(@Param('fingerprint', ParseFingerprintPipe) fingerprint: string): Promise<CertificateDetailDto> {
@@ -111,6 +173,12 @@ export class CertificatesController {
   }
 
   @Delete(':fingerprint')
+  @ApiOperation({
+    summary: 'Delete a certificate',
+    description:
+      'Needs `certs:edit`. Removes the certificate from the store. ' +
+      'Refused with 409 while any link of an endpoint, current or historical, references it; 404 when it is not stored.',
+  })
   @HttpCode(204)
   @RequirePermission('certs:edit')
   @ApiNoContentResponse()
@@ -120,6 +188,13 @@ export class CertificatesController {
   }
 
   @Get(':fingerprint/endpoints')
+  @ApiOperation({
+    summary: 'List the endpoints a certificate is current on',
+    description:
+      'Needs `certs:view`. ' +
+      'The endpoints presenting the certificate now, with its use there and when it was first and last seen, most recently seen first. ' +
+      '404 when the certificate is not stored.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [LinkedEndpointDto], description: 'Endpoints presenting it now.' })
   async listCertificateEndpoints(@Param('fingerprint', ParseFingerprintPipe) fingerprint: string): Promise<LinkedEndpointDto[]> {
@@ -127,6 +202,13 @@ export class CertificatesController {
   }
 
   @Get(':fingerprint/endpoints/historical')
+  @ApiOperation({
+    summary: 'List the endpoints that presented a certificate before',
+    description:
+      'Needs `certs:view`. ' +
+      'The endpoints where the certificate is no longer current, with when it was last observed there, most recent first. ' +
+      '404 when the certificate is not stored.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [LinkedEndpointDto], description: 'Endpoints that presented it, with the date last observed.' })
   async listCertificateHistoricalEndpoints(@Param('fingerprint', ParseFingerprintPipe) fingerprint: string): Promise<LinkedEndpointDto[]> {

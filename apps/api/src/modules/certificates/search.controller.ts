@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
 import { type Page, toPage } from '../../common/http/pagination';
@@ -17,6 +17,15 @@ export class SearchController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'Search certificates and endpoints',
+    description:
+      'Needs `certs:view`. ' +
+      '`q` (2 to 200 characters) matches certificates by fingerprint prefix, common name and SANs, and endpoints by name, dnsName and ' +
+      'metadataUrl. Paginated: ' +
+      '`{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50); the items, certificates first, carry `kind: certificate` ' +
+      'or `kind: endpoint`.',
+  })
   @RequirePermission('certs:view')
   @ApiExtraModels(CertificateSearchItemDto, EndpointSearchItemDto)
   @ApiOkResponse({

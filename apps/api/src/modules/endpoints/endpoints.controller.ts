@@ -1,8 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
+import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
 import { ApiPageResponse, ListWindowQueryDto, type Page, setTotalCount, toPage } from '../../common/http/pagination';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
@@ -27,6 +36,13 @@ export class EndpointsController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'List endpoints',
+    description:
+      'Needs `endpoints:view`. ' +
+      'Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches) and `q` (part of ' +
+      'the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50).',
+  })
   @RequirePermission('endpoints:view')
   @ApiPageResponse(EndpointResponseDto)
   async listEndpoints(@Query() query: EndpointListQueryDto): Promise<Page<EndpointResponseDto>> {
@@ -43,6 +59,15 @@ export class EndpointsController {
   }
 
   @Post()
+  @ApiOperation({
+    summary: 'Create an endpoint',
+    description:
+      'Needs `endpoints:edit`. ' +
+      'A `host` endpoint needs `dnsName` (port 443 unless given), a `saml` endpoint `metadataUrl`, a `manual` endpoint nothing more; ' +
+      'fields that do not apply to the type are ignored. ' +
+      'Without `scannerId`, host and saml endpoints are assigned the current default scanner; an unknown `scannerId` is 400. ' +
+      '409 when an endpoint with the same dnsName, port and ipAddress (host) or metadataUrl (saml) exists on the same scanner.',
+  })
   @RequirePermission('endpoints:edit')
   @ApiCreatedResponse({ type: EndpointResponseDto })
   @ApiConflictResponse({ description: 'An endpoint with the same identity exists on the same scanner.' })
@@ -51,8 +76,17 @@ export class EndpointsController {
   }
 
   @Post('bulk')
+  @ApiOperation({
+    summary: 'Create endpoints in bulk',
+    description:
+      'Needs `endpoints:edit`. ' +
+      'The body is a JSON array of up to 20,000 endpoint records as `POST /api/v1/endpoints` takes them (10 MiB at most). ' +
+      'Each row is checked and created on its own, so a failing row never blocks the others: the answer is always 200, with one result ' +
+      'per row (its index, and the status it would have had alone: 201, 400 or 409) and the counts created and failed.',
+  })
   @HttpCode(200)
   @RequirePermission('endpoints:edit')
+  @AcceptsBody({ limit: UPLOAD_BODY_LIMIT })
   @ApiBody({ type: [EndpointInputDto] })
   @ApiOkResponse({ type: BulkResultDto, description: 'Per-row results; a failing row never blocks the others.' })
   async bulkCreateEndpoints(@Body() rows: unknown, @Actor() actor: ActorContext): Promise<BulkResultDto> {
@@ -60,6 +94,12 @@ export class EndpointsController {
   }
 
   @Get(':id')
+  @ApiOperation({
+    summary: 'Get an endpoint',
+    description:
+      'Needs `endpoints:view`. The endpoint with its scan state and `currentCertificates`: one summary per current link. ' +
+      '404 for an unknown id.',
+  })
   @RequirePermission('endpoints:view')
   @ApiOkResponse({ type: EndpointDetailResponseDto })
   async getEndpoint(@Param('id', ParseUUIDPipe) id: string): Promise<EndpointDetailResponseDto> {
@@ -69,6 +109,12 @@ export class EndpointsController {
   }
 
   @Put(':id')
+  @ApiOperation({
+    summary: 'Replace an endpoint',
+    description:
+      'Needs `endpoints:edit`. Replaces the writable fields; omitted ones return to their defaults (`scannerId`: the default scanner). ' +
+      '`type` cannot change (400). Validation and the 409 on a duplicate are those of `POST /api/v1/endpoints`.',
+  })
   @RequirePermission('endpoints:edit')
   @ApiOkResponse({ type: EndpointResponseDto, description: 'Replaces the writable fields; omitted ones return to their defaults.' })
   @ApiConflictResponse({ description: 'An endpoint with the same identity exists on the same scanner.' })
@@ -81,6 +127,12 @@ export class EndpointsController {
   }
 
   @Patch(':id')
+  @ApiOperation({
+    summary: "Update some of an endpoint's fields",
+    description:
+      'Needs `endpoints:edit`. Changes only the fields it names; `type` cannot change (400). ' +
+      'Validation and the 409 on a duplicate are those of `POST /api/v1/endpoints`.',
+  })
   @RequirePermission('endpoints:edit')
   @ApiOkResponse({ type: EndpointResponseDto, description: 'Changes only the fields it names.' })
   @ApiConflictResponse({ description: 'An endpoint with the same identity exists on the same scanner.' })
@@ -93,6 +145,12 @@ export class EndpointsController {
   }
 
   @Delete(':id')
+  @ApiOperation({
+    summary: 'Delete an endpoint',
+    description:
+      'Needs `endpoints:edit`. Deletes the endpoint with its certificate links and scan history; the certificates stay in the store. ' +
+      '404 for an unknown id.',
+  })
   @HttpCode(204)
   @RequirePermission('endpoints:edit')
   @ApiNoContentResponse()
@@ -101,6 +159,14 @@ export class EndpointsController {
   }
 
   @Get(':id/history')
+  @ApiOperation({
+    summary: "List an endpoint's scan history",
+    description:
+      'Needs `endpoints:view`. ' +
+      'One row per scan, newest first: when, success or error, the address reached, the leaf fingerprint, the TLS version and the ' +
+      'scanner. Empty for manual endpoints. A bare array: ' +
+      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of scans.',
+  })
   @RequirePermission('endpoints:view')
   @ApiOkResponse({ type: [ScanHistoryRowDto], description: 'Newest first; X-Total-Count gives the full size. Empty for manual endpoints.' })
   async getEndpointHistory(
@@ -114,6 +180,13 @@ export class EndpointsController {
   }
 
   @Get(':id/tls-profile')
+  @ApiOperation({
+    summary: "Get an endpoint's TLS profile",
+    description:
+      'Needs `endpoints:view`. ' +
+      'For a host endpoint, the TLS versions and IANA cipher suites it accepted when last profiled, and what the handshake negotiated. ' +
+      '404 for saml and manual endpoints and for a host not profiled yet.',
+  })
   @RequirePermission('endpoints:view')
   @ApiOkResponse({ type: TlsProfileResponseDto })
   async getEndpointTlsProfile(@Param('id', ParseUUIDPipe) id: string): Promise<TlsProfileResponseDto> {
@@ -121,6 +194,10 @@ export class EndpointsController {
   }
 
   @Get(':id/tags')
+  @ApiOperation({
+    summary: "Get an endpoint's tags",
+    description: "Needs `tags:view`. The endpoint's tags as an array of strings. 404 for an unknown endpoint.",
+  })
   @RequirePermission('tags:view')
   @ApiOkResponse({ type: [String] })
   getEndpointTags(@Param('id', ParseUUIDPipe) id: string): Promise<string[]> {
@@ -128,6 +205,13 @@ export class EndpointsController {
   }
 
   @Put(':id/tags')
+  @ApiOperation({
+    summary: "Replace an endpoint's tags",
+    description:
+      'Needs `endpoints:edit`. ' +
+      'The body is a JSON array of at most 100 tags (`category:value` or `value`, 1 to 100 printable characters); repeated tags are ' +
+      'kept once. Answers the stored tags.',
+  })
   @RequirePermission('endpoints:edit')
   @ApiBody({ schema: { type: 'array', items: { type: 'string' }, example: ['env:prod', 'team:payments'] } })
   @ApiOkResponse({ type: [String] })

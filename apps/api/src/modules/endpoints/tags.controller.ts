@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
 import { TagSummaryDto } from './endpoints.dto';
 import { toTagSummary } from './endpoints.mapper';
@@ -11,6 +11,13 @@ export class TagsController {
   constructor(private readonly endpoints: EndpointsService) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'List the tags in use',
+    description:
+      'Needs `tags:view`. ' +
+      'Every tag that at least one endpoint carries, sorted, split into category (null for a bare tag) and value, with the number of ' +
+      'endpoints carrying it.',
+  })
   @RequirePermission('tags:view')
   @ApiOkResponse({ type: [TagSummaryDto] })
   async listTags(): Promise<TagSummaryDto[]> {

@@ -1,5 +1,5 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/route-access';
 import { DatabaseHealth } from '../../database/database-health';
 
@@ -16,6 +16,11 @@ export class HealthController {
   constructor(private readonly database: DatabaseHealth) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'Check that the service is up',
+    description:
+      'Public, for load balancers and orchestrators. 200 when the API runs and its database answers within 2 seconds; 503 otherwise.',
+  })
   @Public()
   @ApiOkResponse({ type: HealthResponseDto })
   @ApiServiceUnavailableResponse({ description: 'The database is unreachable.', content: { 'text/plain': { schema: { type: 'string' } } } })

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { ResultsResponse, ScannerConfig, WorkResponse } from '@certkeeper/domain';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { RESULTS_BODY_LIMIT, type ResultsResponse, type ScannerConfig, type WorkResponse } from '@certkeeper/domain';
 import type { ScannerPrincipal } from '../../common/auth/principal';
 import { CurrentScanner, ScannerOnly } from '../../common/auth/route-access';
+import { AcceptsBody } from '../../common/http/body-parsing';
 import {
   HostScanResultDto,
   HostWorkItemDto,
@@ -24,6 +25,12 @@ export class ScannerProtocolController {
   constructor(private readonly ingest: IngestService) {}
 
   @Get('config')
+  @ApiOperation({
+    summary: "Get the calling scanner's configuration",
+    description:
+      'Scanner token only (user tokens and API keys get 403). ' +
+      "The calling scanner's id, name, default flag, scan schedule and concurrency; agents re-read it periodically.",
+  })
   @ScannerOnly()
   @ApiOkResponse({ type: ScannerConfigDto, description: "The calling scanner's own configuration; agents re-read it periodically." })
   getScannerConfig(@CurrentScanner() scanner: ScannerPrincipal): Promise<ScannerConfig> {
@@ -31,6 +38,13 @@ export class ScannerProtocolController {
   }
 
   @Get('work')
+  @ApiOperation({
+    summary: "Get the calling scanner's work",
+    description:
+      'Scanner token only. ' +
+      'The enabled, not scan-exempt host and saml endpoints assigned to the caller (and, for the default scanner, those with no ' +
+      'scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only endpoints never scanned yet.',
+  })
   @ScannerOnly()
   @ApiOkResponse({ type: WorkResponseDto, description: 'Enabled, not scan-exempt host and saml endpoints assigned to the caller.' })
   async getScannerWork(@CurrentScanner() scanner: ScannerPrincipal, @Query() query: WorkQueryDto): Promise<WorkResponse> {
@@ -38,10 +52,25 @@ export class ScannerProtocolController {
   }
 
   @Post('results')
+  @ApiOperation({
+    summary: 'Report scan results',
+    description:
+      'Scanner token only. ' +
+      'Up to 1000 results per request, each checked and applied on its own: its outcome is `accepted`, `duplicate` (its `resultId` was ' +
+      'seen before, so posting again is safe) or `rejected` with a code (400 malformed, 403 endpoint not assigned to this scanner, 404 ' +
+      'unknown endpoint). The API parses the certificates and metadata itself, SAML metadata on a worker thread; when too many ' +
+      'documents already wait for it the whole post is answered 503, and the agent posts the batch again later.',
+  })
   @HttpCode(200)
   @ScannerOnly()
+  @AcceptsBody({ limit: RESULTS_BODY_LIMIT })
   @ApiBody({ type: ResultsRequestDto })
   @ApiOkResponse({ type: ResultsResponseDto, description: 'One outcome per result; a rejected result never blocks the others.' })
+  @ApiServiceUnavailableResponse({
+    description:
+      'Too many SAML metadata documents wait to be parsed; post the same batch again later (results already applied come back as duplicates).',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
   async postScannerResults(@CurrentScanner() scanner: ScannerPrincipal, @Body() body: unknown): Promise<ResultsResponse> {
     return { results: await this.ingest.ingestResults(scanner.scannerId, body) };
   }

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiConflictResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
@@ -25,6 +25,13 @@ export class MaintenanceController {
   constructor(private readonly maintenance: MaintenanceService) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'List maintenance tasks',
+    description:
+      'Needs `settings:view`. ' +
+      'The four tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), each with its ' +
+      'schedule (cron, UTC) and the time, outcome and counts of its last run.',
+  })
   @RequirePermission('settings:view')
   @ApiOkResponse({ type: [MaintenanceTaskDto] })
   async listMaintenanceTasks(): Promise<MaintenanceTaskDto[]> {
@@ -32,6 +39,13 @@ export class MaintenanceController {
   }
 
   @Post(':name/run')
+  @ApiOperation({
+    summary: 'Run a maintenance task now',
+    description:
+      'Needs `settings:edit`. ' +
+      'Runs the named task at once and answers its outcome (`succeeded` or `failed: <reason>`, a failure being an answer, not an error ' +
+      'status) and counts. 404 for an unknown task, 409 while a run of it is going on any replica.',
+  })
   @HttpCode(200)
   @RequirePermission('settings:edit')
   @ApiOkResponse({ type: MaintenanceResultDto })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
@@ -12,6 +12,10 @@ export class ScannersController {
   constructor(private readonly scanners: ScannersService) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'List scanners',
+    description: 'Needs `scanners:view`. Every scanner, by name, with when it last called the API; never a token.',
+  })
   @RequirePermission('scanners:view')
   @ApiOkResponse({ type: [ScannerResponseDto] })
   async listScanners(): Promise<ScannerResponseDto[]> {
@@ -19,6 +23,13 @@ export class ScannersController {
   }
 
   @Post()
+  @ApiOperation({
+    summary: 'Create a scanner',
+    description:
+      'Needs `scanners:edit`. ' +
+      "Answers 201 with the scanner and its token (`stx_s_...`, the agent's `SCANNER_TOKEN`), shown once: only its hash is stored. " +
+      'Omitted schedule and concurrency take their defaults. 409 when the name is taken.',
+  })
   @RequirePermission('scanners:edit')
   @ApiCreatedResponse({ type: ScannerWithTokenResponseDto })
   @ApiConflictResponse({ description: 'The name is taken.' })
@@ -28,6 +39,12 @@ export class ScannersController {
   }
 
   @Get(':id')
+  @ApiOperation({
+    summary: 'Get a scanner',
+    description:
+      "Needs `scanners:view`. The scanner's name, default flag, scan schedule and concurrency, and when it last called the API; " +
+      'never its token. 404 for an unknown id.',
+  })
   @RequirePermission('scanners:view')
   @ApiOkResponse({ type: ScannerResponseDto })
   async getScanner(@Param('id', ParseUUIDPipe) id: string): Promise<ScannerResponseDto> {
@@ -35,6 +52,12 @@ export class ScannersController {
   }
 
   @Put(':id')
+  @ApiOperation({
+    summary: "Replace a scanner's settings",
+    description:
+      'Needs `scanners:edit`. Replaces name, schedule and concurrency; omitted optional fields return to their defaults. ' +
+      '409 when the name is taken.',
+  })
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerResponseDto })
   @ApiConflictResponse({ description: 'The name is taken.' })
@@ -47,6 +70,10 @@ export class ScannersController {
   }
 
   @Patch(':id')
+  @ApiOperation({
+    summary: "Update some of a scanner's settings",
+    description: 'Needs `scanners:edit`. Changes only what it names. 409 when the name is taken.',
+  })
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerResponseDto })
   @ApiConflictResponse({ description: 'The name is taken.' })
@@ -59,6 +86,12 @@ export class ScannersController {
   }
 
   @Delete(':id')
+  @ApiOperation({
+    summary: 'Delete a scanner',
+    description:
+      'Needs `scanners:edit`. Its endpoints read `scannerId: null` afterwards and are scanned by the default scanner. ' +
+      'Refused with 409 for the only scanner and for the default scanner (make another one the default first).',
+  })
   @HttpCode(204)
   @RequirePermission('scanners:edit')
   @ApiNoContentResponse()
@@ -68,6 +101,13 @@ export class ScannersController {
   }
 
   @Post(':id/default')
+  @ApiOperation({
+    summary: 'Make a scanner the default',
+    description:
+      'Needs `scanners:edit`. ' +
+      'The default scanner scans the endpoints that have no scanner, and new host and saml endpoints created without `scannerId` are ' +
+      'assigned to it. The previous default stays as an ordinary scanner.',
+  })
   @HttpCode(200)
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerResponseDto })
@@ -76,6 +116,12 @@ export class ScannersController {
   }
 
   @Post(':id/regenerate-token')
+  @ApiOperation({
+    summary: "Regenerate a scanner's token",
+    description:
+      'Needs `scanners:edit`. Answers a new token, shown once; the old one stops working at once. ' +
+      'Name, schedule, default flag and assigned endpoints are kept. Audited as `scanner:regenerate_token`.',
+  })
   @HttpCode(200)
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerWithTokenResponseDto })

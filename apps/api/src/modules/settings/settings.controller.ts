@@ -4,6 +4,7 @@ import {
   ApiBody,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
@@ -20,6 +21,11 @@ export class SettingsController {
   constructor(private readonly settings: SettingsService) {}
 
   @Get('alert-thresholds')
+  @ApiOperation({
+    summary: 'Get the alert thresholds',
+    description:
+      'Needs `settings:view`. The numbers of days before expiry at which alerts go out, descending; 30, 14, 7 and 1 until configured.',
+  })
   @RequirePermission('settings:view')
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'integer' }, example: [30, 14, 7, 1] }, description: 'Day counts, descending.' })
   getAlertThresholds(): Promise<number[]> {
@@ -27,6 +33,12 @@ export class SettingsController {
   }
 
   @Put('alert-thresholds')
+  @ApiOperation({
+    summary: 'Replace the alert thresholds',
+    description:
+      'Needs `settings:edit`. The body is a non-empty JSON array of at most 20 unique integers from 1 to 3650; anything else is 400. ' +
+      'Answers them sorted descending.',
+  })
   @RequirePermission('settings:edit')
   @ApiBody({
     schema: { type: 'array', minItems: 1, maxItems: 20, uniqueItems: true, items: { type: 'integer', minimum: 1, maximum: 3650 } },
@@ -37,6 +49,12 @@ export class SettingsController {
   }
 
   @Get('mail')
+  @ApiOperation({
+    summary: 'Get the mail settings',
+    description:
+      'Needs `settings:view`. The SMTP configuration. The password is never returned: `passwordSet` says whether one is stored. ' +
+      'Never configured: `enabled: false` with nulls.',
+  })
   @RequirePermission('settings:view')
   @ApiOkResponse({ type: MailSettingsResponseDto })
   getMailSettings(): Promise<MailSettingsResponseDto> {
@@ -44,6 +62,13 @@ export class SettingsController {
   }
 
   @Put('mail')
+  @ApiOperation({
+    summary: 'Replace the mail settings',
+    description:
+      'Needs `settings:edit`. `password` is write-only: omitted or null keeps the stored one, `""` clears it. ' +
+      'While a password is stored, changing host, port, tlsMode or username, or turning allowInvalidCertificate on, needs the password ' +
+      'again (400 otherwise), so that it is never sent where it was not entered for.',
+  })
   @RequirePermission('settings:edit')
   @ApiOkResponse({ type: MailSettingsResponseDto })
   replaceMailSettings(@Body() dto: UpdateMailSettingsDto, @Actor() actor: ActorContext): Promise<MailSettingsResponseDto> {
@@ -51,6 +76,13 @@ export class SettingsController {
   }
 
   @Post('mail/test')
+  @ApiOperation({
+    summary: 'Send a test e-mail',
+    description:
+      "Needs `settings:edit`. Sends a test message to `to`, by default the caller's address. " +
+      '204 when the SMTP server accepted it, 422 when mail is disabled or not configured, 502 with the SMTP error when the round trip ' +
+      'fails.',
+  })
   @HttpCode(204)
   @RequirePermission('settings:edit')
   @ApiNoContentResponse({ description: 'The SMTP server accepted the test message.' })

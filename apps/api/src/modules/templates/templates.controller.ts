@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
@@ -12,6 +12,13 @@ export class TemplatesController {
   constructor(private readonly templates: TemplatesService) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'List notification templates',
+    description:
+      'Needs `settings:view`. ' +
+      'One row per event type (`cert_expiring`, `cert_expired`) and channel (`email`): the subject and body in effect, whether they ' +
+      'are a custom override, and the variables they may use.',
+  })
   @RequirePermission('settings:view')
   @ApiOkResponse({ type: [TemplateDto] })
   listTemplates(): Promise<TemplateDto[]> {
@@ -19,6 +26,12 @@ export class TemplatesController {
   }
 
   @Get(':eventType/:channel')
+  @ApiOperation({
+    summary: 'Get a notification template',
+    description:
+      'Needs `settings:view`. The template in effect for the event type and channel: the saved override, else the built-in default. ' +
+      '404 for an unknown event type or channel.',
+  })
   @RequirePermission('settings:view')
   @ApiOkResponse({ type: TemplateDto })
   getTemplate(@Param('eventType') eventType: string, @Param('channel') channel: string): Promise<TemplateDto> {
@@ -26,6 +39,12 @@ export class TemplatesController {
   }
 
   @Put(':eventType/:channel')
+  @ApiOperation({
+    summary: 'Save a notification template',
+    description:
+      'Needs `settings:edit`. Stores an override of the subject and body. ' +
+      'Syntax errors and unknown variables are 400, one line per problem; 404 for an unknown event type or channel.',
+  })
   @RequirePermission('settings:edit')
   @ApiOkResponse({ type: TemplateDto })
   saveTemplate(
@@ -38,6 +57,12 @@ export class TemplatesController {
   }
 
   @Delete(':eventType/:channel')
+  @ApiOperation({
+    summary: "Restore a notification template's default",
+    description:
+      'Needs `settings:edit`. Removes the override, so the built-in default applies again. Idempotent: ' +
+      '204 whether or not an override existed; 404 for an unknown event type or channel.',
+  })
   @HttpCode(204)
   @RequirePermission('settings:edit')
   @ApiNoContentResponse({ description: 'The default applies again (also when there was no override).' })

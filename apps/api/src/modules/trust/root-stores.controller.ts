@@ -11,10 +11,19 @@ import {
   UploadedFiles,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
+import { AcceptsBody } from '../../common/http/body-parsing';
 import { ListWindowQueryDto, setTotalCount } from '../../common/http/pagination';
 import { CertificateSummaryDto } from '../certificates/certificates.dto';
 import { toCertificateSummary } from '../certificates/certificates.mapper';
@@ -43,6 +52,13 @@ export class RootStoresController {
   ) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'List root stores',
+    description:
+      'Needs `certs:view`. ' +
+      'The four trust stores (mozilla, apple, microsoft, chrome) with their anchor count, when they were last filled and where the ' +
+      'anchors came from.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [RootStoreDto] })
   async listRootStores(): Promise<RootStoreDto[]> {
@@ -50,6 +66,13 @@ export class RootStoresController {
   }
 
   @Get(':id/anchors')
+  @ApiOperation({
+    summary: "List a root store's trust anchors",
+    description:
+      "Needs `certs:view`. The store's anchors as certificate rows, by common name. A bare array: " +
+      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of anchors. ' +
+      '404 for an unknown store.',
+  })
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [CertificateSummaryDto], description: 'X-Total-Count gives the full size.' })
   async listRootStoreAnchors(
@@ -66,8 +89,17 @@ export class RootStoresController {
   }
 
   @Post('import')
+  @ApiOperation({
+    summary: 'Import the root stores from CCADB files',
+    description:
+      'Needs `settings:edit`. ' +
+      'For installs without internet access: a `multipart/form-data` form with the CCADB all-included-roots CSV (`matrix`) and PEM ' +
+      'reports (`pems`, repeatable), applied like the refresh-root-stores task, all or nothing. ' +
+      "Answers each store's anchor count afterwards.",
+  })
   @HttpCode(200)
   @RequirePermission('settings:edit')
+  @AcceptsBody({ multipartLimit: IMPORT_TOTAL_LIMIT })
   @UseInterceptors(ImportFormLimits, ImportFormInterceptor)
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -89,9 +121,7 @@ export class RootStoresController {
     description:
       'Not multipart, a missing, repeated or unknown field, a CSV that lacks a required column, or PEM reports that lack roots the CSV lists. Nothing was changed.',
   })
-  @ApiPayloadTooLargeResponse({
-    description: `A file is over ${IMPORT_FILE_LIMIT / 1024 / 1024} MiB, or the form over ${IMPORT_TOTAL_LIMIT / 1024 / 1024} MiB.`,
-  })
+  @ApiPayloadTooLargeResponse({ description: `A file of the form is over ${IMPORT_FILE_LIMIT / 1024 / 1024} MiB.` })
   importRootStores(
     @UploadedFiles() parts: UploadedPart[] | undefined,
     // The multipart text fields: none are expected, and saying so beats ignoring them.

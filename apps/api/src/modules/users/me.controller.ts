@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
 import { MeResponseDto, UpdateMeDto } from './me.dto';
@@ -17,6 +17,10 @@ export class MeController {
   constructor(private readonly me: MeService) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'Get your profile',
+    description: "Needs `self:access`. The caller's user record, their tag subscriptions, and whether a calendar feed token exists.",
+  })
   @RequirePermission('self:access')
   @ApiOkResponse({ type: MeResponseDto })
   async getMe(@CurrentUser() caller: UserPrincipal): Promise<MeResponseDto> {
@@ -24,6 +28,10 @@ export class MeController {
   }
 
   @Get('tag-subscriptions')
+  @ApiOperation({
+    summary: 'Get your tag subscriptions',
+    description: "Needs `self:access`. The tags that scope the caller's alerts and calendar feed; an empty array means every endpoint.",
+  })
   @RequirePermission('self:access')
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' } }, description: 'Empty means every endpoint.' })
   async getTagSubscriptions(@CurrentUser() caller: UserPrincipal): Promise<string[]> {
@@ -31,6 +39,12 @@ export class MeController {
   }
 
   @Put('tag-subscriptions')
+  @ApiOperation({
+    summary: 'Replace your tag subscriptions',
+    description:
+      'Needs `self:access`. The body is a JSON array of at most 100 tags; repeated tags are kept once. ' +
+      'Alerts and the calendar feed then cover only endpoints carrying at least one of them; an empty array means every endpoint.',
+  })
   @RequirePermission('self:access')
   @ApiBody({ schema: { type: 'array', maxItems: 100, items: { type: 'string' }, example: ['env:prod', 'team:payments'] } })
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' } } })
@@ -39,6 +53,13 @@ export class MeController {
   }
 
   @Put()
+  @ApiOperation({
+    summary: 'Update your profile',
+    description:
+      'Needs `self:access`. Changes only what it names: ' +
+      '`name`, `email`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs ' +
+      'the right `currentPassword` (400 otherwise). 409 when the e-mail address is taken.',
+  })
   @RequirePermission('self:access')
   @ApiOkResponse({ type: MeResponseDto })
   @ApiConflictResponse({ description: 'The e-mail address is taken.' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Put } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
 import { CreateUserDto, toUserResponse, UpdateUserDto, UserResponseDto } from './users.dto';
 import { UsersService } from './users.service';
@@ -10,6 +10,7 @@ export class UsersController {
   constructor(private readonly users: UsersService) {}
 
   @Get()
+  @ApiOperation({ summary: 'List users', description: 'Needs `users:view`. Every user, by e-mail address.' })
   @RequirePermission('users:view')
   @ApiOkResponse({ type: [UserResponseDto] })
   async listUsers(): Promise<UserResponseDto[]> {
@@ -17,6 +18,12 @@ export class UsersController {
   }
 
   @Post()
+  @ApiOperation({
+    summary: 'Create a user',
+    description:
+      'Needs `users:edit`. `notify` (e-mail alerts) defaults to true; a user created without a password cannot sign in with one. ' +
+      '409 when the e-mail address is taken.',
+  })
   @RequirePermission('users:edit')
   @ApiCreatedResponse({ type: UserResponseDto })
   @ApiConflictResponse({ description: 'The e-mail address is taken.' })
@@ -25,6 +32,10 @@ export class UsersController {
   }
 
   @Get(':id')
+  @ApiOperation({
+    summary: 'Get a user',
+    description: "Needs `users:view`. The user's e-mail, name, role, disabled and notify flags, and creation time. 404 for an unknown id.",
+  })
   @RequirePermission('users:view')
   @ApiOkResponse({ type: UserResponseDto })
   async getUser(@Param('id', ParseUUIDPipe) id: string): Promise<UserResponseDto> {
@@ -32,6 +43,13 @@ export class UsersController {
   }
 
   @Put(':id')
+  @ApiOperation({
+    summary: 'Update a user',
+    description:
+      'Needs `users:edit`. Changes only what it names; `password: null` removes the password. ' +
+      'Disabling a user stops their tokens and API keys at once. ' +
+      '409 when the e-mail address is taken or the change would leave no enabled administrator.',
+  })
   @RequirePermission('users:edit')
   @ApiOkResponse({ type: UserResponseDto })
   @ApiConflictResponse({ description: 'The e-mail address is taken, or the change would leave no enabled administrator.' })
@@ -40,6 +58,10 @@ export class UsersController {
   }
 
   @Delete(':id')
+  @ApiOperation({
+    summary: 'Delete a user',
+    description: 'Needs `users:edit`. Deletes the user with their API keys. 409 when they are the last enabled administrator.',
+  })
   @HttpCode(204)
   @RequirePermission('users:edit')
   @ApiNoContentResponse()
