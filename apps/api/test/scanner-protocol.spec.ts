@@ -130,6 +130,7 @@ describe('scanner protocol', () => {
       { ...hostResult(mine, []), success: true },
       { ...hostResult(mine, [cert]), type: 'saml' },
       'garbage',
+      hostResult(mine, [cert], { scannedAt: new Date(t.clock.now().getTime() + 10 * 60_000).toISOString() }),
     ]);
     expect(outcomes.map((o) => [o.status, o.code])).toEqual([
       ['rejected', 403],
@@ -139,12 +140,32 @@ describe('scanner protocol', () => {
       ['rejected', 400],
       ['rejected', 400],
       ['rejected', 400],
+      ['rejected', 400],
     ]);
     expect(outcomes[0].error).toContain('not assigned to this scanner');
+    expect(outcomes.slice(2).map((o) => o.error)).toEqual([
+      'tlsVersion must be one of SSLv3, TLSv1.0, TLSv1.1, TLSv1.2, TLSv1.3 or null',
+      'resultId must be a UUID',
+      'a successful host result must carry the presented chain',
+      // The type decides which rules apply: a host result posted as saml has no document.
+      expect.stringContaining('document must be a string or null'),
+      'a result must be a JSON object',
+      'scannedAt is in the future',
+    ]);
     expect(await sql.query('SELECT (SELECT count(*) FROM scan_history)::int + (SELECT count(*) FROM certificates)::int AS n')).toEqual(
       before,
     );
-    await t.http.post('/api/v1/scanner/results').set(bearer(defaultScanner.token)).send({ results: 'x' }).expect(400);
+    const refusals = await Promise.all([
+      t.http.post('/api/v1/scanner/results').set(bearer(defaultScanner.token)).send({ results: 'x' }),
+      t.http
+        .post('/api/v1/scanner/results')
+        .set(bearer(defaultScanner.token))
+        .send({ results: Array.from({ length: 1001 }, () => 'garbage') }),
+    ]);
+    expect(refusals.map((r) => [r.status, r.text])).toEqual([
+      [400, 'The body must be { "results": [ ... ] }.\n'],
+      [400, 'At most 1000 results per request.\n'],
+    ]);
   });
 
   describe('a host run', () => {

@@ -1,12 +1,88 @@
+import { isIP } from 'node:net';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsBoolean, IsOptional } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import {
+  type HostScanResult,
+  type ResultsRequest,
+  type SamlScanResult,
+  type ScanResult,
+  TLS_VERSIONS,
+  type TlsProfile,
+  type TlsVersionName,
+  type TlsVersionSupport,
+} from '@certkeeper/domain';
 import { ToBoolean } from '../../common/validation/decorators';
-import { TLS_VERSIONS } from '@certkeeper/domain';
 import { TlsVersionDto } from '../endpoints/endpoints.dto';
 
-// Documentation of the scanner protocol (libs/domain/src/scanner-protocol.ts is the source of
-// the types; these classes describe them in the OpenAPI file). Requests are validated per result
-// by result-validation.ts, so one bad result never fails the batch.
+// The scanner protocol. libs/domain/src/scanner-protocol.ts is the source of the types; these
+// classes implement them (so a change there fails the type check here), describe them in the
+// OpenAPI file and, for results, carry the rules ScanResultsPipe checks each result against on
+// its own, so one bad result never fails the batch. A property reports its first failing rule
+// only, and rules run from the one nearest the property upwards: the type rule sits nearest.
+
+export const MAX_RESULTS_PER_POST = 1000;
+
+/** Bounds on what an agent may report, so one result cannot exhaust the server. */
+export const RESULT_LIMITS = { error: 2000, chain: 20, pem: 64 * 1024, suites: 400, name: 200, url: 4096, document: 32 * 1024 * 1024 };
+
+/** null passes; anything else must pass the property's other rules. */
+const Nullable = () => ValidateIf((_object: object, value: unknown) => value !== null);
+
+/**
+ * null, or a string of at most `max` characters. One rule rather than Nullable() and IsString(),
+ * so that a rule across fields on the same property (WhenSuccessIs) still sees a null.
+ */
+function IsNullableString(max: number, message: string): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isNullableString',
+      validator: { validate: (value: unknown) => value === null || (typeof value === 'string' && value.length <= max) },
+    },
+    { message },
+  );
+}
+
+/** An IP literal, as Node reads one: the address a connection reached, never a name. */
+function IsIpLiteral(message: string): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isIpLiteral', validator: { validate: (value: unknown) => typeof value === 'string' && isIP(value) !== 0 } },
+    { message },
+  );
+}
+
+/** A timestamp Date.parse reads. How far ahead of the API's clock it may be is ScanResultsPipe's check: it needs the clock. */
+function IsTimestamp(message: string): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isTimestamp', validator: { validate: (value: unknown) => typeof value === 'string' && !Number.isNaN(Date.parse(value)) } },
+    { message },
+  );
+}
+
+/** A rule across fields: when the result's `success` is `success`, the property must pass `holds`. */
+function WhenSuccessIs(success: boolean, holds: (value: unknown) => boolean, message: string): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: `whenSuccessIs${success}`,
+      validator: { validate: (value: unknown, args) => (args?.object as { success?: unknown }).success !== success || holds(value) },
+    },
+    { message },
+  );
+}
 
 export class ScannerConfigDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -47,52 +123,129 @@ export class WorkResponseDto {
   items!: (HostWorkItemDto | SamlWorkItemDto)[];
 }
 
-export class TlsProfileReportDto {
-  @ApiProperty({ type: [TlsVersionDto] }) versions!: TlsVersionDto[];
-  @ApiProperty({ enum: TLS_VERSIONS, nullable: true }) negotiatedVersion!: string | null;
-  @ApiProperty({ type: String, nullable: true }) negotiatedCipherSuite!: string | null;
+const SUITES_RULE = `cipherSuites must be an array of at most ${RESULT_LIMITS.suites} strings of at most ${RESULT_LIMITS.name} characters`;
+
+/**
+ * A version of a reported TLS profile. The OpenAPI file documents it as TlsVersionDto, the shape
+ * GET /endpoints/{id}/tls-profile answers with, so both directions share one schema.
+ */
+export class TlsVersionReportDto implements TlsVersionSupport {
+  @IsIn(TLS_VERSIONS, { message: `version must be one of ${TLS_VERSIONS.join(', ')}` }) version!: TlsVersionName;
+  @IsBoolean({ message: 'supported must be a boolean' }) supported!: boolean;
+  @MaxLength(RESULT_LIMITS.name, { each: true, message: SUITES_RULE })
+  @IsString({ each: true, message: SUITES_RULE })
+  @ArrayMaxSize(RESULT_LIMITS.suites, { message: SUITES_RULE })
+  @IsArray({ message: SUITES_RULE })
+  cipherSuites!: string[];
+}
+
+export class TlsProfileReportDto implements TlsProfile {
+  @ApiProperty({ type: [TlsVersionDto] })
+  @ValidateNested({ each: true })
+  @IsObject({ each: true, message: 'versions must be an array of { version, supported, cipherSuites }' })
+  @IsArray({ message: 'versions must be an array of { version, supported, cipherSuites }' })
+  @Type(() => TlsVersionReportDto)
+  versions!: TlsVersionReportDto[];
+  @ApiProperty({ enum: TLS_VERSIONS, nullable: true })
+  @Nullable()
+  @IsIn(TLS_VERSIONS, { message: `negotiatedVersion must be one of ${TLS_VERSIONS.join(', ')} or null` })
+  negotiatedVersion!: TlsVersionName | null;
+  @ApiProperty({ type: String, nullable: true })
+  @IsNullableString(RESULT_LIMITS.name, 'negotiatedCipherSuite must be a string or null')
+  negotiatedCipherSuite!: string | null;
 }
 
 class ScanResultBaseDto {
-  @ApiProperty({ format: 'uuid', description: 'Chosen by the agent; posting the same result again changes nothing.' }) resultId!: string;
-  @ApiProperty({ format: 'uuid' }) endpointId!: string;
-  @ApiProperty({ format: 'date-time' }) scannedAt!: string;
-  @ApiProperty() success!: boolean;
-  @ApiProperty({ type: String, nullable: true }) error!: string | null;
+  @ApiProperty({ format: 'uuid', description: 'Chosen by the agent; posting the same result again changes nothing.' })
+  @IsUUID('loose', { message: 'resultId must be a UUID' })
+  resultId!: string;
+  @ApiProperty({ format: 'uuid' }) @IsUUID('loose', { message: 'endpointId must be a UUID' }) endpointId!: string;
+  @ApiProperty({ format: 'date-time' }) @IsTimestamp('scannedAt must be an ISO 8601 timestamp') scannedAt!: string;
+  @ApiProperty() @IsBoolean({ message: 'success must be a boolean' }) success!: boolean;
+  @ApiProperty({ type: String, nullable: true })
+  @WhenSuccessIs(false, (error) => typeof error === 'string' && error.length > 0, 'a failed result must say why in error')
+  @IsNullableString(RESULT_LIMITS.error, `error must be a string of at most ${RESULT_LIMITS.error} characters, or null`)
+  error!: string | null;
 }
 
-export class HostScanResultDto extends ScanResultBaseDto {
-  @ApiProperty({ enum: ['host'] }) type!: 'host';
-  @ApiProperty({ type: String, nullable: true }) resolvedIp!: string | null;
-  @ApiProperty({ enum: TLS_VERSIONS, nullable: true }) tlsVersion!: string | null;
-  @ApiProperty({ type: String, nullable: true }) cipherSuite!: string | null;
-  @ApiProperty({ type: Boolean, nullable: true }) authorized!: boolean | null;
-  @ApiProperty({ type: String, nullable: true }) authorizationError!: string | null;
-  @ApiProperty({ type: [String], description: 'PEM blocks, leaf first, as presented.' }) chain!: string[];
-  @ApiPropertyOptional({ type: TlsProfileReportDto, nullable: true }) tlsProfile!: TlsProfileReportDto | null;
+const CHAIN_RULE = `chain must be an array of at most ${RESULT_LIMITS.chain} PEM strings`;
+
+export class HostScanResultDto extends ScanResultBaseDto implements HostScanResult {
+  @ApiProperty({ enum: ['host'] }) @IsIn(['host']) type!: 'host';
+  @ApiProperty({ type: String, nullable: true })
+  @Nullable()
+  @IsIpLiteral('resolvedIp must be an IP address or null')
+  resolvedIp!: string | null;
+  @ApiProperty({ enum: TLS_VERSIONS, nullable: true })
+  @Nullable()
+  @IsIn(TLS_VERSIONS, { message: `tlsVersion must be one of ${TLS_VERSIONS.join(', ')} or null` })
+  tlsVersion!: TlsVersionName | null;
+  @ApiProperty({ type: String, nullable: true })
+  @IsNullableString(RESULT_LIMITS.name, 'cipherSuite must be a string or null')
+  cipherSuite!: string | null;
+  @ApiProperty({ type: Boolean, nullable: true })
+  @Nullable()
+  @IsBoolean({ message: 'authorized must be a boolean or null' })
+  authorized!: boolean | null;
+  @ApiProperty({ type: String, nullable: true })
+  @IsNullableString(RESULT_LIMITS.error, 'authorizationError must be a string or null')
+  authorizationError!: string | null;
+  @ApiProperty({ type: [String], description: 'PEM blocks, leaf first, as presented.' })
+  @WhenSuccessIs(true, (chain) => Array.isArray(chain) && chain.length > 0, 'a successful host result must carry the presented chain')
+  @MaxLength(RESULT_LIMITS.pem, { each: true, message: CHAIN_RULE })
+  @IsString({ each: true, message: CHAIN_RULE })
+  @ArrayMaxSize(RESULT_LIMITS.chain, { message: CHAIN_RULE })
+  @IsArray({ message: CHAIN_RULE })
+  chain!: string[];
+  /** Absent reads as null. */
+  @ApiPropertyOptional({ type: TlsProfileReportDto, nullable: true })
+  @IsOptional()
+  @ValidateNested()
+  @IsObject({
+    message: 'tlsProfile must be { versions: [{ version, supported, cipherSuites }], negotiatedVersion, negotiatedCipherSuite }',
+  })
+  @Type(() => TlsProfileReportDto)
+  tlsProfile: TlsProfileReportDto | null = null;
 }
 
-export class SamlScanResultDto extends ScanResultBaseDto {
-  @ApiProperty({ enum: ['saml'] }) type!: 'saml';
-  @ApiProperty({ type: String, nullable: true }) finalUrl!: string | null;
+export class SamlScanResultDto extends ScanResultBaseDto implements SamlScanResult {
+  @ApiProperty({ enum: ['saml'] }) @IsIn(['saml']) type!: 'saml';
+  @ApiProperty({ type: String, nullable: true })
+  @IsNullableString(RESULT_LIMITS.url, 'finalUrl must be a string or null')
+  finalUrl!: string | null;
+  /** Absent (agents older than the field) reads as null. */
   @ApiPropertyOptional({
     type: String,
     nullable: true,
     description: 'The address the document was read from (the last redirect hop); absent from older agents, read as null.',
   })
-  resolvedIp?: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'The metadata document; the API parses it itself.' }) document!: string | null;
-  @ApiProperty({ type: String, nullable: true }) digest!: string | null;
+  @IsOptional()
+  @IsIpLiteral('resolvedIp must be an IP address or null')
+  resolvedIp: string | null = null;
+  @ApiProperty({ type: String, nullable: true, description: 'The metadata document; the API parses it itself.' })
+  @WhenSuccessIs(true, (document) => typeof document === 'string', 'a successful saml result must carry the document')
+  @IsNullableString(RESULT_LIMITS.document, 'document must be a string or null')
+  document!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  @Nullable()
+  @Matches(/^[0-9a-f]{64}$/i, { message: 'digest must be a SHA-256 hex string or null' })
+  digest!: string | null;
 }
 
-export class ResultsRequestDto {
+/** The envelope only: each result is checked on its own (ScanResultsPipe), so none is nested here. */
+export class ResultsRequestDto implements ResultsRequest {
   @ApiProperty({
     type: 'array',
-    maxItems: 1000,
+    maxItems: MAX_RESULTS_PER_POST,
     items: { oneOf: [{ $ref: getSchemaPath(HostScanResultDto) }, { $ref: getSchemaPath(SamlScanResultDto) }] },
   })
+  @ArrayMaxSize(MAX_RESULTS_PER_POST, { message: `At most ${MAX_RESULTS_PER_POST} results per request.` })
+  @IsArray({ message: 'The body must be { "results": [ ... ] }.' })
   results!: (HostScanResultDto | SamlScanResultDto)[];
 }
+
+/** A result of a post as ScanResultsPipe hands it on: typed and valid, or refused (400) with the ids it carried and why. */
+export type CheckedResult = { valid: true; result: ScanResult } | { valid: false; resultId: string; endpointId: string; error: string };
 
 export class ResultOutcomeDto {
   @ApiProperty() resultId!: string;

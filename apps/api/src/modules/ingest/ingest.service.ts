@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   forEachConcurrently,
   type HostScanResult,
@@ -13,15 +13,14 @@ import {
 import { Clock } from '../../common/clock';
 import type { Transaction } from '../../database/transaction';
 import { CertificatesService } from '../certificates/certificates.service';
-import { TrustVerdictsService } from '../certificates/trust-verdicts.service';
+import { TrustVerdictsService } from '../trust/trust-verdicts.service';
 import type { CertUse } from '../links/endpoint-certificate.entity';
 import { LinksService } from '../links/links.service';
 import { ScannersService } from '../scanners/scanners.service';
 import { IngestRepository } from './ingest.repository';
-import { idsOf, validateResult } from './result-validation';
+import type { CheckedResult } from './ingest.dto';
 import { SamlParser } from './saml-parser';
 
-export const MAX_RESULTS_PER_POST = 1000;
 // Results of different endpoints are applied this many at a time (the pool has 10 connections);
 // one endpoint's results always apply one after another, oldest first.
 const INGEST_CONCURRENCY = 10;
@@ -71,23 +70,21 @@ export class IngestService {
     return this.ingest.findWork(scanner.id, scanner.isDefault, this.clock.now(), neverScannedOnly);
   }
 
-  async ingestResults(scannerId: string, body: unknown): Promise<ResultOutcome[]> {
-    const raw = (body as { results?: unknown } | null)?.results;
-    if (!Array.isArray(raw)) throw new BadRequestException('The body must be { "results": [ ... ] }.');
-    if (raw.length > MAX_RESULTS_PER_POST) throw new BadRequestException(`At most ${MAX_RESULTS_PER_POST} results per request.`);
+  /** The results of one post, checked at the edge (ScanResultsPipe): one outcome each, in order. */
+  async ingestResults(scannerId: string, checked: CheckedResult[]): Promise<ResultOutcome[]> {
     const scanner = await this.scanners.getScanner(scannerId);
-    const now = this.clock.now();
-    const validated = raw.map((item) => ({ ids: idsOf(item), result: validateResult(item, now) }));
-    const endpointIds = validated.flatMap((v) => (typeof v.result === 'string' ? [] : [v.result.endpointId]));
+    const endpointIds = checked.flatMap((item) => (item.valid ? [item.result.endpointId] : []));
     const assignments = await this.ingest.findAssignments([...new Set(endpointIds)], scanner.id, scanner.isDefault);
 
-    const outcomes: ResultOutcome[] = new Array<ResultOutcome>(validated.length);
+    const outcomes: ResultOutcome[] = new Array<ResultOutcome>(checked.length);
     const accepted = new Map<string, { index: number; result: ScanResult }[]>();
-    validated.forEach(({ ids, result }, index) => {
-      if (typeof result === 'string') {
-        outcomes[index] = { ...ids, status: 'rejected', code: 400, error: result };
+    checked.forEach((item, index) => {
+      if (!item.valid) {
+        outcomes[index] = { resultId: item.resultId, endpointId: item.endpointId, status: 'rejected', code: 400, error: item.error };
         return;
       }
+      const { result } = item;
+      const ids = { resultId: result.resultId, endpointId: result.endpointId };
       const assignment = assignments.get(result.endpointId);
       const refusal = !assignment
         ? { code: 404 as const, error: 'no endpoint has this id' }

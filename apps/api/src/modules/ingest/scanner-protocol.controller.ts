@@ -5,6 +5,7 @@ import type { ScannerPrincipal } from '../../common/auth/principal';
 import { CurrentScanner, ScannerOnly } from '../../common/auth/route-access';
 import { AcceptsBody } from '../../common/http/body-parsing';
 import {
+  type CheckedResult,
   HostScanResultDto,
   HostWorkItemDto,
   ResultsRequestDto,
@@ -16,8 +17,9 @@ import {
   WorkResponseDto,
 } from './ingest.dto';
 import { IngestService } from './ingest.service';
+import { ScanResultsPipe } from './scan-results.pipe';
 
-/** The scanner protocol: scanner tokens only (CONTRACT section 2). */
+/** The scanner protocol: scanner tokens only (docs/api-contract.md section 2). */
 @ApiTags('scanner protocol')
 @ApiExtraModels(HostWorkItemDto, SamlWorkItemDto, HostScanResultDto, SamlScanResultDto)
 @Controller('scanner')
@@ -71,7 +73,10 @@ export class ScannerProtocolController {
       'Too many SAML metadata documents wait to be parsed; post the same batch again later (results already applied come back as duplicates).',
     content: { 'text/plain': { schema: { type: 'string' } } },
   })
-  async postScannerResults(@CurrentScanner() scanner: ScannerPrincipal, @Body() body: unknown): Promise<ResultsResponse> {
-    return { results: await this.ingest.ingestResults(scanner.scannerId, body) };
+  async postScannerResults(
+    @CurrentScanner() scanner: ScannerPrincipal,
+    @Body(ScanResultsPipe) results: CheckedResult[],
+  ): Promise<ResultsResponse> {
+    return { results: await this.ingest.ingestResults(scanner.scannerId, results) };
   }
 }

@@ -14,7 +14,7 @@ import { multipartBody } from '../../common/http/body-parsing';
 import type { CcadbTexts } from './root-store-refresher';
 
 const MiB = 1024 * 1024;
-/** Per file, as for the other certificate uploads (CONTRACT section 1). */
+/** Per file, as for the other certificate uploads (docs/api-contract.md section 1). */
 export const IMPORT_FILE_LIMIT = 10 * MiB;
 /**
  * The CSV plus the PEM reports. CCADB's decade reports can pass 10 MiB; its per-year reports

@@ -1,4 +1,4 @@
-import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   anchorsFromPemReports,
   CcadbFormatError,
@@ -9,10 +9,8 @@ import {
 } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig, CCADB_SOURCES } from '../../config/app-config';
-import { type ActorContext, AuditService } from '../audit/audit.service';
 import { CertificatesService } from '../certificates/certificates.service';
-import { TrustVerdictsService } from '../certificates/trust-verdicts.service';
-import { readImportForm, type UploadedPart } from './root-store-import-form';
+import { TrustVerdictsService } from './trust-verdicts.service';
 import { DEFAULT_FETCH_LIMITS, describeSource, fetchSourceTexts } from './source-fetch';
 import { TrustRepository } from './trust.repository';
 
@@ -56,7 +54,6 @@ export class RootStoreRefresher {
     private readonly trust: TrustRepository,
     private readonly certificates: CertificatesService,
     private readonly verdicts: TrustVerdictsService,
-    private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -70,17 +67,6 @@ export class RootStoreRefresher {
     });
     const result = await this.replaceFromCcadb({ matrix, pemReports }, describeSource(sources.csvUrl));
     return countsOf(result);
-  }
-
-  /** POST /root-stores/import: the multipart form's files, applied like a refresh with source `upload`. */
-  async importUpload(parts: UploadedPart[] | undefined, fields: unknown, actor: ActorContext): Promise<RootStoreRefreshCounts> {
-    const texts = readImportForm(parts, fields);
-    const result = await this.replaceFromCcadb(texts, UPLOAD_SOURCE).catch((error: unknown) => {
-      throw error instanceof RootStoreDataError ? new BadRequestException(error.message) : error;
-    });
-    const counts = countsOf(result);
-    await this.audit.record(actor, { action: 'root_stores:import', targetType: 'root_store', targetId: null, details: { counts } });
-    return counts;
   }
 
   /**
@@ -138,6 +124,6 @@ function planAnchorSets(texts: CcadbTexts): AnchorPlan {
   return { certificates: [...anchors.values()], members, skippedRows };
 }
 
-function countsOf(result: RootStoreRefreshResult): RootStoreRefreshCounts {
+export function countsOf(result: RootStoreRefreshResult): RootStoreRefreshCounts {
   return { ...result.anchors, skippedRows: result.skippedRows, evaluated: result.evaluated, changed: result.changed };
 }

@@ -1,16 +1,4 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  NotFoundException,
-  Param,
-  Post,
-  Query,
-  Res,
-  UploadedFiles,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UploadedFiles, UseInterceptors } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -36,18 +24,17 @@ import {
   IMPORT_TOTAL_LIMIT,
   ImportFormInterceptor,
   ImportFormLimits,
+  readImportForm,
   type UploadedPart,
 } from './root-store-import-form';
-import { RootStoreRefresher } from './root-store-refresher';
 import { RootStoreDto, RootStoreImportResultDto } from './root-stores.dto';
-import { TrustRepository } from './trust.repository';
+import { RootStoresService } from './root-stores.service';
 
 @ApiTags('certificates')
 @Controller('root-stores')
 export class RootStoresController {
   constructor(
-    private readonly trust: TrustRepository,
-    private readonly refresher: RootStoreRefresher,
+    private readonly rootStores: RootStoresService,
     private readonly clock: Clock,
   ) {}
 
@@ -62,7 +49,7 @@ export class RootStoresController {
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [RootStoreDto] })
   async listRootStores(): Promise<RootStoreDto[]> {
-    return (await this.trust.listStores()).map((store) => ({ ...store, updatedAt: store.updatedAt?.toISOString() ?? null }));
+    return (await this.rootStores.listStores()).map((store) => ({ ...store, updatedAt: store.updatedAt?.toISOString() ?? null }));
   }
 
   @Get(':id/anchors')
@@ -80,9 +67,7 @@ export class RootStoresController {
     @Query() window: ListWindowQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<CertificateSummaryDto[]> {
-    if (!(await this.trust.findStore(id)))
-      throw new NotFoundException(`Unknown root store ${id}; known: mozilla, apple, microsoft, chrome.`);
-    const { rows, total } = await this.trust.anchorsPage(id, window);
+    const { rows, total } = await this.rootStores.anchorsOf(id, window);
     setTotalCount(res, total);
     const now = this.clock.now();
     return rows.map((row) => toCertificateSummary(row, now));
@@ -128,6 +113,7 @@ export class RootStoresController {
     @Body() fields: unknown,
     @Actor() actor: ActorContext,
   ): Promise<RootStoreImportResultDto> {
-    return this.refresher.importUpload(parts, fields, actor);
+    // The form is read here, at the edge (400 for a wrong shape); the service takes its texts.
+    return this.rootStores.importUpload(readImportForm(parts, fields), actor);
   }
 }

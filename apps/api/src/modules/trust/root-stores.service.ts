@@ -1,0 +1,43 @@
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { type ActorContext, AuditService } from '../audit/audit.service';
+import type { CertificateSummary } from '../certificates/certificates.repository';
+import {
+  type CcadbTexts,
+  countsOf,
+  RootStoreDataError,
+  RootStoreRefresher,
+  type RootStoreRefreshCounts,
+  UPLOAD_SOURCE,
+} from './root-store-refresher';
+import { type RootStoreRow, TrustRepository } from './trust.repository';
+
+/** The /root-stores routes: the four stores, their anchors, and the operator's upload of CCADB data. */
+@Injectable()
+export class RootStoresService {
+  constructor(
+    private readonly trust: TrustRepository,
+    private readonly refresher: RootStoreRefresher,
+    private readonly audit: AuditService,
+  ) {}
+
+  listStores(): Promise<RootStoreRow[]> {
+    return this.trust.listStores();
+  }
+
+  /** A window of the store's anchors by common name, with their number; 404 for an unknown store. */
+  async anchorsOf(storeId: string, window: { limit: number; offset: number }): Promise<{ rows: CertificateSummary[]; total: number }> {
+    if (!(await this.trust.findStore(storeId)))
+      throw new NotFoundException(`Unknown root store ${storeId}; known: mozilla, apple, microsoft, chrome.`);
+    return this.trust.anchorsPage(storeId, window);
+  }
+
+  /** The texts of an import form, applied like a refresh with source `upload` (all or nothing, 400 when unusable), and audited. */
+  async importUpload(texts: CcadbTexts, actor: ActorContext): Promise<RootStoreRefreshCounts> {
+    const result = await this.refresher.replaceFromCcadb(texts, UPLOAD_SOURCE).catch((error: unknown) => {
+      throw error instanceof RootStoreDataError ? new BadRequestException(error.message) : error;
+    });
+    const counts = countsOf(result);
+    await this.audit.record(actor, { action: 'root_stores:import', targetType: 'root_store', targetId: null, details: { counts } });
+    return counts;
+  }
+}
