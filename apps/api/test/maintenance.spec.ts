@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { mintCertificate, mintChain, type MintedCertificate } from '@certkeeper/domain/testing';
+import { MAINTENANCE_TASK_LOCK_KEYS } from '../src/database/advisory-lock-keys';
 import { databaseUrl } from './support/test-database';
 import { bearer, createTestApp, login } from './support/test-app';
 
@@ -96,10 +97,10 @@ describe('maintenance', () => {
     try {
       const admin = await login(t);
       await other.connect();
-      await other.query('SELECT pg_advisory_lock($1)', [7_341_200 + 2]); // prune-certificates, as another replica would hold it
+      await other.query('SELECT pg_advisory_lock($1)', [MAINTENANCE_TASK_LOCK_KEYS['prune-certificates']]); // prune-certificates, as another replica would hold it
       const busy = await t.http.post('/api/v1/maintenance/tasks/prune-certificates/run').set(bearer(admin)).expect(409);
       expect(busy.text).toContain('already running');
-      await other.query('SELECT pg_advisory_unlock($1)', [7_341_200 + 2]);
+      await other.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_TASK_LOCK_KEYS['prune-certificates']]);
       await t.http.post('/api/v1/maintenance/tasks/prune-certificates/run').set(bearer(admin)).expect(200);
       await t.http.post('/api/v1/maintenance/tasks/defragment/run').set(bearer(admin)).expect(404);
       const operator = (

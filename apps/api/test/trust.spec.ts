@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { generateKeyPair, mintCertificate, type MintedCertificate, pemBundle } from '@certkeeper/domain/testing';
 import type { RootStoreId } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
-import { TrustVerdictsService } from '../src/modules/certificates/trust-verdicts.service';
+import { TrustVerdictsService } from '../src/modules/trust/trust-verdicts.service';
 import { TrustRepository } from '../src/modules/trust/trust.repository';
 import { hostScanResult } from './support/scan-results';
 import { bearer, createScanner, createTestApp, login, type TestApp } from './support/test-app';

@@ -5,7 +5,7 @@ import { CertificateEntity } from '../modules/certificates/certificate.entity';
 import { EndpointCertificateEntity } from '../modules/links/endpoint-certificate.entity';
 import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
 import { SamlDocumentEntity } from '../modules/ingest/saml-document.entity';
-import { TlsProfileHistoryEntity } from '../modules/ingest/tls-profile-history.entity';
+import { TlsProfileHistoryEntity } from '../modules/endpoints/tls-profile-history.entity';
 import { ScanHistoryEntity } from '../modules/endpoints/scan-history.entity';
 import { TlsProfileEntity } from '../modules/endpoints/tls-profile.entity';
 import { MaintenanceRunEntity } from '../modules/maintenance/maintenance-run.entity';

@@ -1,7 +1,5 @@
 import type { DataSource } from 'typeorm';
-
-// An arbitrary constant shared by every replica: whoever holds it migrates, the others wait.
-const MIGRATION_LOCK_KEY = 7_341_101;
+import { MIGRATION_LOCK_KEY } from './advisory-lock-keys';
 
 /** Runs pending migrations under a PostgreSQL advisory lock, so replicas starting together are safe. */
 export async function runMigrationsUnderLock(dataSource: DataSource): Promise<string[]> {

@@ -2,16 +2,18 @@ import { createHash, KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
-import type { LookupAddress } from 'node:dns';
 import { mintCertificate } from '@certkeeper/domain/testing';
-import { OutboundGuard, parseOutboundDeny, type Resolver } from '@certkeeper/net';
+import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
 import { fetchSamlMetadata as fetchUnguarded, type SamlFetchOptions } from './saml-fetch';
-import { testOutboundGuard } from './test-outbound-guard';
+import { testOutboundGuard } from '@certkeeper/net/testing';
 
-// Through OUTBOUND_DENY as the test run sets it, like the agent (test-outbound-guard.ts).
+// Through OUTBOUND_DENY as the test run sets it, like the agent (testOutboundGuard, @certkeeper/net/testing).
 const fetchSamlMetadata = (url: string, options: SamlFetchOptions & { insecureTls?: boolean } = {}) =>
   fetchUnguarded(url, { guard: testOutboundGuard(), ...options });
 
+// The transport itself (byte counting, deadlines, redirect checks, the guard on every hop) is
+// boundedFetch's, tested in libs/net/src/bounded-fetch.spec.ts; these tests pin what the agent
+// records: the document, its digest and the sentences of each failure.
 const METADATA = `<?xml version="1.0" encoding="UTF-8"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.org/ä"/>
 `;
@@ -121,28 +123,6 @@ describe('fetchSamlMetadata over http', () => {
     await expect(fetchSamlMetadata(`${url}/metadata.xml`)).resolves.toEqual({ ok: false, error, finalUrl: `${url}/metadata.xml` });
   });
 
-  it('drops the connection once a streamed body passes maxBytes', async () => {
-    const chunk = Buffer.alloc(64 * 1024, 'x');
-    let written = 0;
-    let serverSawClose!: Promise<boolean>;
-    const url = await serve((_req, res) => {
-      // No Content-Length: chunked encoding, so only counting can catch it.
-      serverSawClose = new Promise((resolve) => res.on('close', () => resolve(!res.writableFinished)));
-      const pump = () => {
-        while (!res.destroyed && written < 64 * 1024 * 1024 && res.write(chunk)) written += chunk.length;
-        if (!res.destroyed) res.once('drain', pump);
-      };
-      pump();
-    });
-    await expect(fetchSamlMetadata(url, { maxBytes: 256 * 1024 })).resolves.toEqual({
-      ok: false,
-      error: 'the document is larger than 262144 bytes',
-      finalUrl: `${url}/`,
-    });
-    await expect(serverSawClose).resolves.toBe(true);
-    expect(written).toBeLessThan(64 * 1024 * 1024);
-  });
-
   it('refuses a declared Content-Length over maxBytes without reading the body', async () => {
     const url = await serve((_req, res) => res.writeHead(200, { 'content-length': 1000 }).end('x'.repeat(1000)));
     await expect(fetchSamlMetadata(url, { maxBytes: 999 })).resolves.toMatchObject({
@@ -169,14 +149,6 @@ describe('fetchSamlMetadata over http', () => {
       finalUrl: `${url}/`,
     });
     expect(Date.now() - started).toBeLessThan(3000);
-  });
-
-  it('counts the body against the deadline too', async () => {
-    const url = await serve((_req, res) => res.writeHead(200).write('<md:EntityDescriptor'));
-    await expect(fetchSamlMetadata(url, { timeoutMs: 300 })).resolves.toMatchObject({
-      ok: false,
-      error: 'no complete answer within 300 ms',
-    });
   });
 
   it('stops when the caller cancels', async () => {
@@ -207,10 +179,10 @@ describe('fetchSamlMetadata over http', () => {
 });
 
 describe('fetchSamlMetadata with OUTBOUND_DENY', () => {
-  function guardDenying(raw: string, resolver?: Resolver): OutboundGuard {
+  function guardDenying(raw: string): OutboundGuard {
     const parsed = parseOutboundDeny(raw);
     if (!parsed.ok) throw new Error(parsed.problem);
-    return new OutboundGuard(parsed.value, resolver);
+    return new OutboundGuard(parsed.value);
   }
   /** Serves the document and counts the requests it saw. */
   const metadataServer = async (host = '127.0.0.1') => {
@@ -237,13 +209,6 @@ describe('fetchSamlMetadata with OUTBOUND_DENY', () => {
     expect(seen.requests).toBe(0);
   });
 
-  it('catches an IPv4-mapped IPv6 literal', async () => {
-    const { url } = await metadataServer();
-    const mapped = url.replace('127.0.0.1', '[::ffff:127.0.0.1]');
-    const result = await fetchSamlMetadata(mapped, { guard: guardDenying('127.0.0.0/8') });
-    expect(!result.ok && result.error).toMatch(/^refused by OUTBOUND_DENY: ::ffff:\S+ is in 127\.0\.0\.0\/8$/);
-  });
-
   it('refuses a redirect from an allowed host to a denied one at that hop', async () => {
     const denied = await metadataServer('127.0.0.2');
     const start = await redirectingTo(`${denied.url}/metadata.xml`);
@@ -258,20 +223,6 @@ describe('fetchSamlMetadata with OUTBOUND_DENY', () => {
       ok: true,
       remoteAddress: '127.0.0.2',
     });
-  });
-
-  it('refuses a redirect to a name that resolves to a denied address, and dials only what it checked', async () => {
-    const denied = await metadataServer('127.0.0.2');
-    const start = new URL(await redirectingTo(`http://evil.test:${new URL(denied.url).port}/metadata.xml`));
-    const table: Record<string, string> = { 'idp.test': '127.0.0.1', 'evil.test': '127.0.0.2' };
-    const resolver: Resolver = (hostname) =>
-      Promise.resolve(hostname in table ? [{ address: table[hostname], family: 4 } satisfies LookupAddress] : []);
-    await expect(fetchSamlMetadata(`http://idp.test:${start.port}/`, { guard: guardDenying('127.0.0.2/32', resolver) })).resolves.toEqual({
-      ok: false,
-      error: 'refused by OUTBOUND_DENY: evil.test resolves to 127.0.0.2, which is in 127.0.0.2/32',
-      finalUrl: `http://evil.test:${new URL(denied.url).port}/metadata.xml`,
-    });
-    expect(denied.seen.requests).toBe(0);
   });
 
   it('lets loopback through with the default list', async () => {

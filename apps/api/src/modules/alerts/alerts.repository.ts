@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { withAdvisoryLock } from '../../database/advisory-lock';
+import { ALERT_JOB_LOCK_KEY } from '../../database/advisory-lock-keys';
 
 export interface Recipient {
   id: string;
@@ -16,9 +17,6 @@ export interface AlertKey {
 }
 
 export type ClaimOutcome = 'sent' | 'already-sent' | 'failed';
-
-// Whoever holds it runs the alert job; another replica's run waits and then finds the work done.
-const ALERT_JOB_LOCK_KEY = 7_341_105;
 
 @Injectable()
 export class AlertsRepository {

@@ -9,7 +9,7 @@ import type { CertUse } from '../links/endpoint-certificate.entity';
 import type { CurrentCertificateRow } from '../links/links.repository';
 import { CertificateEntity } from './certificate.entity';
 
-/** The columns of a certificate list row (CONTRACT section 5). */
+/** The columns of a certificate list row (docs/api-contract.md section 5). */
 export type CertificateSummary = Pick<
   CertificateEntity,
   | 'fingerprint'

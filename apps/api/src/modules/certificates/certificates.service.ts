@@ -15,7 +15,7 @@ import {
   CertificatesRepository,
   type CertificateSummary,
 } from './certificates.repository';
-import { TrustVerdictsService } from './trust-verdicts.service';
+import { TrustVerdictsService } from '../trust/trust-verdicts.service';
 import { readUploadBody } from './upload-body';
 
 export interface EndpointUpload {

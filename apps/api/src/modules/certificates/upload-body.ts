@@ -15,7 +15,7 @@ export interface UploadPayload {
 }
 
 /**
- * Reads every accepted body form (CONTRACT section 5), PKCS #7 bundles included, and parses it
+ * Reads every accepted body form (docs/api-contract.md section 5), PKCS #7 bundles included, and parses it
  * strictly: one bad block refuses the whole upload, so a failed upload changes nothing. The first
  * certificate is the one linked and described: the first of a PEM, the leaf of a PKCS #7 bundle
  * (the certificate that issued none of the others; see parseCertificates).

@@ -11,7 +11,7 @@ export type RecordMode = 'create' | 'replace' | 'patch';
  * create and replace (PUT) start from the defaults; patch starts from the existing record and
  * changes only what the request names. Fields that do not apply to the type are stored as null,
  * and a manual endpoint has no scanner. `scannerId: null` means "the default scanner", whose id
- * is stored (CONTRACT section 4).
+ * is stored (docs/api-contract.md section 4).
  */
 export function buildEndpointRecord(
   input: EndpointInputDto,

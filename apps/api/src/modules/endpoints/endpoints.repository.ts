@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { ENDPOINT_WRITE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { escapeLike } from '../../database/like';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
@@ -55,9 +56,6 @@ const LATEST_SCAN = `
     ) latest ON e.type = 'host'`;
 
 const SELECT_ENDPOINT = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints e ${LATEST_SCAN}`;
-
-// Serialises endpoint writes, so the duplicate check and the insert cannot interleave.
-const ENDPOINT_WRITE_LOCK_KEY = 7_341_104;
 
 @Injectable()
 export class EndpointsRepository {

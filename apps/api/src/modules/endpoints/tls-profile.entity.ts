@@ -1,22 +1,12 @@
+import type { TlsVersionSupport } from '@certkeeper/domain';
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
 import { EndpointEntity } from './endpoint.entity';
 
-export interface TlsVersionSupport {
-  version: 'SSLv3' | 'TLSv1.0' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
-  supported: boolean;
-  cipherSuites: string[];
-}
-
-/** The latest TLS profile of a host endpoint, written by scan ingestion. */
-@Entity('endpoint_tls_profiles')
-export class TlsProfileEntity {
-  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'endpoint_tls_profiles_pkey' })
-  endpointId!: string;
-
-  @OneToOne(() => EndpointEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'endpoint_tls_profiles_endpoint_id_fkey' })
-  endpoint?: EndpointEntity;
-
+/**
+ * The columns of a TLS profile, shared by the latest profile and its history rows so the two
+ * tables cannot drift apart. Not an entity: TypeORM reads these columns through inheritance.
+ */
+export abstract class TlsProfileColumns {
   @Column({ type: 'timestamptz' })
   scannedAt!: Date;
 
@@ -28,4 +18,15 @@ export class TlsProfileEntity {
 
   @Column({ type: 'text', nullable: true })
   negotiatedCipherSuite!: string | null;
+}
+
+/** The latest TLS profile of a host endpoint, written by scan ingestion. */
+@Entity('endpoint_tls_profiles')
+export class TlsProfileEntity extends TlsProfileColumns {
+  @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'endpoint_tls_profiles_pkey' })
+  endpointId!: string;
+
+  @OneToOne(() => EndpointEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'endpoint_tls_profiles_endpoint_id_fkey' })
+  endpoint?: EndpointEntity;
 }

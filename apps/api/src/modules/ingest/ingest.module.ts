@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { CertificatesModule } from '../certificates/certificates.module';
 import { LinksModule } from '../links/links.module';
 import { ScannersModule } from '../scanners/scanners.module';
+import { TrustVerdictsModule } from '../trust/trust-verdicts.module';
 import { IngestRepository } from './ingest.repository';
 import { IngestService } from './ingest.service';
 import { SamlParser } from './saml-parser';
 import { ScannerProtocolController } from './scanner-protocol.controller';
 
 @Module({
-  imports: [ScannersModule, CertificatesModule, LinksModule],
+  imports: [ScannersModule, CertificatesModule, LinksModule, TrustVerdictsModule],
   controllers: [ScannerProtocolController],
   providers: [IngestRepository, IngestService, SamlParser],
 })

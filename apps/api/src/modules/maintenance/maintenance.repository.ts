@@ -2,18 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { withAdvisoryTryLock } from '../../database/advisory-lock';
+import { MAINTENANCE_TASK_LOCK_KEYS, type MaintenanceTaskName } from '../../database/advisory-lock-keys';
 import { MaintenanceRunEntity } from './maintenance-run.entity';
 
-// Each task has its own advisory lock key: 7_341_200 + its index.
-const TASK_LOCK_BASE = 7_341_200;
+export type { MaintenanceTaskName };
 
 @Injectable()
 export class MaintenanceRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Runs `work` if no other run of this task holds its lock; null when one does (skipped). */
-  withTaskLock<T>(taskIndex: number, work: () => Promise<T>): Promise<T | null> {
-    return withAdvisoryTryLock(this.dataSource, TASK_LOCK_BASE + taskIndex, work);
+  withTaskLock<T>(task: MaintenanceTaskName, work: () => Promise<T>): Promise<T | null> {
+    return withAdvisoryTryLock(this.dataSource, MAINTENANCE_TASK_LOCK_KEYS[task], work);
   }
 
   lastRuns(): Promise<MaintenanceRunEntity[]> {

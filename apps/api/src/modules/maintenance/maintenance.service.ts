@@ -3,7 +3,7 @@ import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { RootStoreRefresher } from '../trust/root-store-refresher';
-import { MaintenanceRepository } from './maintenance.repository';
+import { MaintenanceRepository, type MaintenanceTaskName } from './maintenance.repository';
 
 export const MAINTENANCE_SCHEDULE = '30 3 * * *';
 const SYSTEM: ActorContext = { actor: 'system', actorId: null, requestId: null };
@@ -31,7 +31,7 @@ export interface TaskResult {
 @Injectable()
 export class MaintenanceService {
   private readonly logger = new Logger('Maintenance');
-  private readonly tasks: { name: string; run: () => Promise<Record<string, number>> }[];
+  private readonly tasks: { name: MaintenanceTaskName; run: () => Promise<Record<string, number>> }[];
 
   constructor(
     private readonly maintenance: MaintenanceRepository,
@@ -40,8 +40,8 @@ export class MaintenanceService {
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    // In pipeline order: root stores first (CONTRACT's order); history before pruning, so pruning
-    // sees what retention freed. A task's lock key is its index here.
+    // In pipeline order: root stores first (the order of docs/api-contract.md section 5); history
+    // before pruning, so pruning sees what retention freed. Each task's lock key is in database/advisory-lock-keys.ts.
     this.tasks = [
       { name: 'refresh-root-stores', run: () => this.rootStores.refreshFromSources() },
       {
@@ -70,7 +70,7 @@ export class MaintenanceService {
   async runTask(name: string, actor: ActorContext = SYSTEM): Promise<TaskResult> {
     const index = this.tasks.findIndex((task) => task.name === name);
     if (index < 0) throw new NotFoundException(`Unknown maintenance task ${name}; known: ${this.tasks.map((t) => t.name).join(', ')}.`);
-    const result = await this.maintenance.withTaskLock(index, async () => {
+    const result = await this.maintenance.withTaskLock(this.tasks[index].name, async () => {
       let outcome = 'succeeded';
       let counts: Record<string, number> = {};
       try {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { SCANNER_DEFAULT_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { isUniqueViolation } from '../../database/errors';
 import type { Transaction } from '../../database/transaction';
 import { ScannerEntity } from './scanner.entity';
@@ -8,9 +9,6 @@ import { ScannerEntity } from './scanner.entity';
 export class DuplicateScannerNameError extends Error {}
 
 export type ScannerChanges = Partial<Pick<ScannerEntity, 'name' | 'scanCronExpression' | 'scanConcurrency' | 'tokenHash'>>;
-
-// Serialises creation of the default scanner and every move of the default flag.
-const SCANNER_DEFAULT_LOCK_KEY = 7_341_103;
 
 @Injectable()
 export class ScannersRepository {

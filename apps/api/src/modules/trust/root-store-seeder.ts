@@ -4,7 +4,7 @@ import { parseCertificates } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CertificatesService } from '../certificates/certificates.service';
-import { TrustVerdictsService } from '../certificates/trust-verdicts.service';
+import { TrustVerdictsService } from './trust-verdicts.service';
 import { TrustRepository } from './trust.repository';
 
 export const NODE_BUNDLED_SOURCE = 'node:bundled';

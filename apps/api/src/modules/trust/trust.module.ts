@@ -3,12 +3,14 @@ import { CertificatesModule } from '../certificates/certificates.module';
 import { RootStoreRefresher } from './root-store-refresher';
 import { RootStoreSeeder } from './root-store-seeder';
 import { RootStoresController } from './root-stores.controller';
+import { RootStoresService } from './root-stores.service';
+import { TrustVerdictsModule } from './trust-verdicts.module';
 import { TrustRepository } from './trust.repository';
 
 @Module({
-  imports: [CertificatesModule],
+  imports: [CertificatesModule, TrustVerdictsModule],
   controllers: [RootStoresController],
-  providers: [TrustRepository, RootStoreSeeder, RootStoreRefresher],
+  providers: [TrustRepository, RootStoreSeeder, RootStoreRefresher, RootStoresService],
   exports: [TrustRepository, RootStoreRefresher],
 })
 export class TrustModule {}

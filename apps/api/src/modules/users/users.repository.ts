@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { ADMIN_CHANGE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { isUniqueViolation } from '../../database/errors';
 import type { Role } from '../../common/auth/permissions';
 import { UserEntity } from './user.entity';
@@ -18,9 +19,6 @@ export type UserChanges = Partial<
 >;
 
 export class DuplicateEmailError extends Error {}
-
-// Serialises changes that could remove the last enabled administrator.
-const ADMIN_CHANGE_LOCK_KEY = 7_341_102;
 
 @Injectable()
 export class UsersRepository {

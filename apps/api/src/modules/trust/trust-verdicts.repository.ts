@@ -3,16 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { RootStoreId, TrustAnchor, TrustCandidate, TrustVerdict } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
 import { withAdvisoryLock } from '../../database/advisory-lock';
+import { TRUST_ARRIVALS_LOCK_KEY, TRUST_FULL_PASS_LOCK_KEY } from '../../database/advisory-lock-keys';
 import type { Transaction } from '../../database/transaction';
-
-/**
- * Arrivals (transactions that store new certificates and evaluate them) hold this lock shared
- * until they commit; a full pass takes it exclusively for a moment before it reads, so it sees
- * every arrival that evaluated against an older pool. Passes themselves are serialised, across
- * replicas, by the second key.
- */
-const ARRIVALS_LOCK_KEY = 7_341_300;
-const FULL_PASS_LOCK_KEY = 7_341_301;
 
 /** Certificates that can stand above another in a path: CAs, and anchors (v1 roots say nothing). */
 const CAN_ISSUE = `(c.is_ca OR c.fingerprint IN (SELECT fingerprint FROM root_store_anchors))`;
@@ -55,17 +47,17 @@ export class TrustVerdictsRepository {
 
   /** Held until the caller's transaction ends. */
   async holdArrivalsLock(transaction: Transaction): Promise<void> {
-    await transaction.query('SELECT pg_advisory_xact_lock_shared($1)', [ARRIVALS_LOCK_KEY]);
+    await transaction.query('SELECT pg_advisory_xact_lock_shared($1)', [TRUST_ARRIVALS_LOCK_KEY]);
   }
 
   /** Waits until every arrival transaction now evaluating has committed or rolled back. */
   async waitForArrivals(): Promise<void> {
-    await this.dataSource.transaction((transaction) => transaction.query('SELECT pg_advisory_xact_lock($1)', [ARRIVALS_LOCK_KEY]));
+    await this.dataSource.transaction((transaction) => transaction.query('SELECT pg_advisory_xact_lock($1)', [TRUST_ARRIVALS_LOCK_KEY]));
   }
 
   /** Runs `work` while this process holds the full-pass lock; waits for another replica's pass to end first. */
   withFullPassLock<T>(work: () => Promise<T>): Promise<T> {
-    return withAdvisoryLock(this.dataSource, FULL_PASS_LOCK_KEY, work);
+    return withAdvisoryLock(this.dataSource, TRUST_FULL_PASS_LOCK_KEY, work);
   }
 
   /**

@@ -1,11 +1,11 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { EndpointEntity } from '../endpoints/endpoint.entity';
-import type { TlsVersionSupport } from '../endpoints/tls-profile.entity';
+import { EndpointEntity } from './endpoint.entity';
+import { TlsProfileColumns } from './tls-profile.entity';
 
-/** A row each time an endpoint's TLS profile changed. */
+/** A row each time an endpoint's TLS profile changed; written by scan ingestion. */
 @Entity('endpoint_tls_profile_history')
 @Index('endpoint_tls_profile_history_endpoint_idx', ['endpointId', 'scannedAt'])
-export class TlsProfileHistoryEntity {
+export class TlsProfileHistoryEntity extends TlsProfileColumns {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoint_tls_profile_history_pkey' })
   id!: string;
 
@@ -15,16 +15,4 @@ export class TlsProfileHistoryEntity {
   @ManyToOne(() => EndpointEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'endpoint_tls_profile_history_endpoint_id_fkey' })
   endpoint?: EndpointEntity;
-
-  @Column({ type: 'timestamptz' })
-  scannedAt!: Date;
-
-  @Column({ type: 'jsonb' })
-  versions!: TlsVersionSupport[];
-
-  @Column({ type: 'text', nullable: true })
-  negotiatedVersion!: string | null;
-
-  @Column({ type: 'text', nullable: true })
-  negotiatedCipherSuite!: string | null;
 }
