@@ -49,6 +49,9 @@ export default tseslint.config(
             { sourceTag: 'type:node', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: FRAMEWORK },
             // The domain library takes bytes and strings and returns values: no framework, no network.
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: DOMAIN_BANNED },
+            // Repository scripts (tools/) may use the libraries, never an app: a script that drives one
+            // app's internals (OpenAPI export, schema diff, benchmarks) lives in that app's tools/ folder.
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:node'] },
             { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner'] },
             { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api'] },
           ],
@@ -88,6 +91,26 @@ export default tseslint.config(
       'no-restricted-globals': [
         'error',
         { name: 'fetch', message: 'libs/domain is pure: no network. Fetch in the app and pass the bytes in.' },
+      ],
+    },
+  },
+  {
+    // Test support (`@certkeeper/domain/testing`, `@certkeeper/net/testing`: minted certificates,
+    // loopback and openssl servers) is for specs, apps/*/test and the benchmarks, never for code
+    // that ships. The typescript-eslint rule, so the no-restricted-imports lists above still apply.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/domain/src/testing.ts', 'libs/*/src/**/testing/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@certkeeper/*/testing', '@certkeeper/*/testing/*'],
+              message: 'Test support is for specs, apps/*/test and benchmarks, not for code that ships.',
+            },
+          ],
+        },
       ],
     },
   },

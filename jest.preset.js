@@ -25,5 +25,6 @@ module.exports = {
     '^@certkeeper/domain$': path.join(__dirname, 'libs/domain/src/index.ts'),
     '^@certkeeper/domain/testing$': path.join(__dirname, 'libs/domain/src/testing.ts'),
     '^@certkeeper/net$': path.join(__dirname, 'libs/net/src/index.ts'),
+    '^@certkeeper/net/testing$': path.join(__dirname, 'libs/net/testing/index.ts'),
   },
 };

@@ -24,7 +24,7 @@ export const EMBEDDED_AGENT_MAIN = join(__dirname, '../../scanner/src/main.js');
 
 /**
  * Runs the real scanner agent as a child process acting as the default scanner, so a fresh
- * install observes hosts without deploying anything else (CONTRACT section 7, EMBEDDED_SCANNER).
+ * install observes hosts without deploying anything else (docs/api-contract.md section 7, EMBEDDED_SCANNER).
  * Its JSON log lines pass through; a crash restarts it after a pause.
  */
 export class EmbeddedScanner {

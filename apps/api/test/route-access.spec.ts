@@ -22,7 +22,7 @@ describe('route access', () => {
     expect([...declared].filter(([, access]) => access === undefined).map(([route]) => route)).toEqual([]);
   });
 
-  it('makes public only the routes CONTRACT section 2 lists', () => {
+  it('makes public only the routes docs/api-contract.md section 2 lists', () => {
     const publicDeclared = [...declaredRoutes(t)].filter(([, access]) => access?.kind === 'public').map(([route]) => route);
     expect(publicDeclared.sort()).toEqual([
       'GET /api/v1/calendar/u/:token',

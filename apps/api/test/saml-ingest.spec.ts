@@ -14,7 +14,7 @@ const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes
 // check, costs a millisecond or more of CPU: parsed on the event loop, this document blocked it for
 // 3.8 s on an idle 2-core machine and 12.6 s on a busy one.
 const HOSTILE_CERTIFICATES = 3000;
-// A regression guard, not a timing target (those live in tools/bench, docs/testing.md): what stays
+// A regression guard, not a timing target (those live in apps/api/tools/bench, docs/testing.md): what stays
 // on the event loop (reading the JSON body, receiving the parsed certificates from the worker,
 // building the INSERT) blocked it for 60 ms idle and 170 to 400 ms busy. Parsing there again
 // would exceed this several times over on any machine.

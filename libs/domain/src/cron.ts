@@ -1,4 +1,4 @@
-// Scanner and discovery schedules: standard 5-field cron (CONTRACT section 3), in UTC, parsed
+// Scanner and discovery schedules: standard 5-field cron (docs/api-contract.md section 3), in UTC, parsed
 // and scheduled by croner. croner reads more than standard cron (seconds and year fields,
 // `@daily` nicknames, `L`, `W`, `#`, `?`); those are refused here, so a schedule means the same
 // to whatever reads it: the API that stores it, this library, or a cron library elsewhere.

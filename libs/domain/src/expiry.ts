@@ -2,7 +2,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Whole days until `notAfter`, rounded down: 10 hours left is 0, just expired is -1
- * (CONTRACT section 5). `now` is a parameter so callers decide what time it is.
+ * (docs/api-contract.md section 5). `now` is a parameter so callers decide what time it is.
  */
 export function daysRemaining(notAfter: Date, now: Date): number {
   return Math.floor((notAfter.getTime() - now.getTime()) / DAY_MS);

@@ -43,7 +43,7 @@ const MIN_JWT_TTL_SECONDS = 60;
 const MAX_JWT_TTL_SECONDS = 30 * 24 * 3600;
 
 /**
- * Parses the process environment once at start-up (CONTRACT section 7). Every variable is checked
+ * Parses the process environment once at start-up (docs/api-contract.md section 7). Every variable is checked
  * before anything is reported, so the error names every bad variable at once; no message repeats
  * a value (docs/architecture.md, Configuration).
  */

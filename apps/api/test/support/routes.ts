@@ -6,7 +6,7 @@ import { ROUTE_ACCESS, type RouteAccess } from '../../src/common/auth/route-acce
 import { API_PREFIX } from '../../src/create-app';
 import type { TestApp } from './test-app';
 
-/** The public routes of CONTRACT section 2. Anything else must refuse a request without a token. */
+/** The public routes of docs/api-contract.md section 2. Anything else must refuse a request without a token. */
 export const PUBLIC_ROUTES = [
   /^POST \/api\/v1\/auth\/login$/,
   /^GET \/api\/v1\/health$/,

@@ -5,9 +5,9 @@ import { mintCertificate, mintChain, privateKeyPem, type MintedCertificate } fro
 import type { HostWorkItem } from '@certkeeper/domain';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
 import { type HostProbeOptions, probeHost as probeUnguarded } from './host-probe';
-import { testOutboundGuard } from './test-outbound-guard';
+import { testOutboundGuard } from '@certkeeper/net/testing';
 
-// Through OUTBOUND_DENY as the test run sets it, like the agent (test-outbound-guard.ts).
+// Through OUTBOUND_DENY as the test run sets it, like the agent (testOutboundGuard, @certkeeper/net/testing).
 const probeHost = (target: HostWorkItem, options: HostProbeOptions = {}) =>
   probeUnguarded(target, { guard: testOutboundGuard(), ...options });
 

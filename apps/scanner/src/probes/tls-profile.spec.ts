@@ -9,13 +9,13 @@ import {
   startNodeTlsServer,
   startScriptedServer,
   startTarpit,
+  testOutboundGuard,
   unusedPort,
-} from './tls/local-servers';
+} from '@certkeeper/net/testing';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
-import { testOutboundGuard } from './test-outbound-guard';
 import { profileTls as profileUnguarded, type TlsProfileOptions, type TlsProfileTarget } from './tls-profile';
 
-// Through OUTBOUND_DENY as the test run sets it, like the agent (test-outbound-guard.ts).
+// Through OUTBOUND_DENY as the test run sets it, like the agent (testOutboundGuard, @certkeeper/net/testing).
 const profileTls = (target: TlsProfileTarget, options: TlsProfileOptions = {}) =>
   profileUnguarded(target, { guard: testOutboundGuard(), ...options });
 

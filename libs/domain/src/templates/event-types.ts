@@ -1,4 +1,4 @@
-// Notification events and the variables their templates may use (SPEC "Templates").
+// Notification events and the variables their templates may use (docs/api-contract.md section 6).
 
 export const EVENT_TYPES = ['cert_expiring', 'cert_expired'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -7,7 +7,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const CHANNELS = ['email'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** In the order the spec lists them; the API shows this list to template authors. */
+/** In the order docs/api-contract.md section 6 lists them; the API shows this list to template authors. */
 export const TEMPLATE_VARIABLES: Record<EventType, readonly string[]> = {
   cert_expiring: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'],
   cert_expired: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'Fingerprint'],

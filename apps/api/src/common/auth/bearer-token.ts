@@ -13,7 +13,7 @@ export function bearerToken(req: Request): string | null {
 
 export type TokenKind = 'jwt' | 'api-key' | 'scanner';
 
-/** The three kinds are told apart by prefix (SPEC, Authentication). */
+/** The three kinds are told apart by prefix (docs/api-contract.md section 2). */
 export function tokenKind(token: string): TokenKind {
   if (token.startsWith(API_KEY_PREFIX)) return 'api-key';
   if (token.startsWith(SCANNER_TOKEN_PREFIX)) return 'scanner';

@@ -1,6 +1,6 @@
 import { PERMISSIONS, ROLE_PERMISSIONS, roleHasPermission } from './permissions';
 
-describe('role matrix (CONTRACT section 2)', () => {
+describe('role matrix (docs/api-contract.md section 2)', () => {
   const table: [string, boolean, boolean, boolean][] = [
     // permission, viewer, operator, admin
     ['endpoints:view', true, true, true],

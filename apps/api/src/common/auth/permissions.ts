@@ -24,7 +24,7 @@ const VIEWER: readonly Permission[] = ['endpoints:view', 'certs:view', 'tags:vie
 const OPERATOR: readonly Permission[] = [...VIEWER, 'endpoints:edit', 'certs:edit', 'settings:view', 'discovery:view', 'discovery:edit'];
 const ADMIN: readonly Permission[] = [...OPERATOR, 'scanners:edit', 'settings:edit', 'users:view', 'users:edit', 'audit:view'];
 
-/** The role matrix of CONTRACT section 2. */
+/** The role matrix of docs/api-contract.md section 2. */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
   viewer: new Set(VIEWER),
   operator: new Set(OPERATOR),

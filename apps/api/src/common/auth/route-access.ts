@@ -14,7 +14,7 @@ export const ROUTE_ACCESS = 'certkeeper:route-access';
 
 const plainText = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 
-/** No Authorization header needed. Only the routes CONTRACT section 2 lists as public. */
+/** No Authorization header needed. Only the routes docs/api-contract.md section 2 lists as public. */
 export function Public(): MethodDecorator & ClassDecorator {
   return SetMetadata(ROUTE_ACCESS, { kind: 'public' } satisfies RouteAccess);
 }

@@ -18,9 +18,9 @@ import { TextDecoder } from 'node:util';
 import type { Observable } from 'rxjs';
 
 const MiB = 1024 * 1024;
-/** Every route that declares nothing else (CONTRACT section 1). */
+/** Every route that declares nothing else (docs/api-contract.md section 1). */
 export const DEFAULT_BODY_LIMIT = 1 * MiB;
-/** Certificate uploads and the bulk import (CONTRACT section 1). */
+/** Certificate uploads and the bulk import (docs/api-contract.md section 1). */
 export const UPLOAD_BODY_LIMIT = 10 * MiB;
 
 /** How a route reads its body. Routes without `@AcceptsBody` read JSON (or text) up to DEFAULT_BODY_LIMIT. */
@@ -28,7 +28,7 @@ export interface BodyRule {
   /** Most bytes read, counted as they arrive whatever Content-Length says. */
   limit?: number;
   /**
-   * The certificate upload forms of CONTRACT section 5: raw DER, and PEM also when labelled
+   * The certificate upload forms of docs/api-contract.md section 5: raw DER, and PEM also when labelled
    * `application/x-www-form-urlencoded` (what `curl --data-binary @cert.pem` sends).
    */
   certificates?: boolean;

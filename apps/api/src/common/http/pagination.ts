@@ -34,7 +34,7 @@ function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
   return LimitOffset;
 }
 
-/** Paginated resources (endpoint list, discovery inbox, search): default 50, at most 500 (CONTRACT section 1). */
+/** Paginated resources (endpoint list, search, audit log): default 50, at most 500 (docs/api-contract.md section 1). */
 export class PageQueryDto extends LimitOffsetQuery(50, 500) {}
 
 /** Bare-array lists that can grow without bound (certificates, anchors, history): default 500, at most 5000. */

@@ -4,7 +4,7 @@ import { declaresBody } from './body-parsing';
 /** How long a refused upload may keep arriving, discarded, after the answer (see closeLingering). */
 const LINGER_MS = 1_000;
 
-/** Every error body is one or more short lines of plain text (CONTRACT section 1). */
+/** Every error body is one or more short lines of plain text (docs/api-contract.md section 1). */
 export function sendPlainText(res: Response, status: number, message: string): void {
   // A refusal before the body was read in full (401, 403, an unknown route, 413) would otherwise
   // keep the connection and make Node read and discard the rest of the upload, however long.

@@ -25,7 +25,7 @@ interface Pending {
 }
 
 /**
- * The alert job (SPEC, Events, "Alert job"): decide which (user, certificate, threshold) alerts
+ * The alert job (docs/api-contract.md section 6): decide which (user, certificate, threshold) alerts
  * are due and not yet delivered, then deliver each exactly once. One replica at a time.
  */
 @Injectable()
@@ -117,7 +117,7 @@ export class AlertsService {
   }
 }
 
-/** One alert names every endpoint the certificate is current on (CONTRACT section 6). */
+/** One alert names every endpoint the certificate is current on (docs/api-contract.md section 6). */
 export function templateValues(certificate: ExpiringCertificate, now: Date): TemplateValues {
   return {
     EndpointName: certificate.endpoints.map((e) => e.name).join(', '),

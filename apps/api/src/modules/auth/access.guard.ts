@@ -31,7 +31,7 @@ function quietAuthGuard(strategy?: string): new (options?: AuthModuleOptions) =>
 
 /**
  * The global guard. Authentication failures are 401, a valid token without the route's
- * permission is 403 (SPEC, Authentication). A route without a declared access rule is never
+ * permission is 403 (docs/api-contract.md section 2). A route without a declared access rule is never
  * served: failing closed beats an accidentally public route.
  */
 @Injectable()

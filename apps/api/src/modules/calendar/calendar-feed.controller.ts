@@ -22,7 +22,7 @@ function sendFeed(res: Response, body: Buffer): void {
     .send(body);
 }
 
-/** The personal calendar feed, authenticated by the token in its URL (CONTRACT section 2: public route). */
+/** The personal calendar feed, authenticated by the token in its URL (docs/api-contract.md section 2: public route). */
 @ApiTags('calendar')
 @Controller('calendar')
 export class CalendarFeedController {

@@ -7,7 +7,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Calendar clients are asked to poll hourly (RFC 7986 REFRESH-INTERVAL and the older X-PUBLISHED-TTL). */
 export const REFRESH_INTERVAL = 'PT1H';
 
-/** Fixed reminders, in days before the expiry day (SPEC, calendar feed). */
+/** Fixed reminders, in days before the expiry day (docs/api-contract.md section 6). */
 export const ALARM_DAYS = [30, 14, 7, 1] as const;
 
 /** How far ahead the feed looks; expired certificates still current somewhere stay in it. */

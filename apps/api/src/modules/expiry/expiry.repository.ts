@@ -18,7 +18,7 @@ export interface ExpiringCertificate {
 }
 
 /**
- * The one scoping rule shared by e-mail alerts and calendar feeds (SPEC, Events, Recipients):
+ * The one scoping rule shared by e-mail alerts and calendar feeds (docs/api-contract.md section 6):
  * a user with tag subscriptions sees certificates current on endpoints sharing at least one
  * subscribed tag; a user with none sees everything. Disabled and scan-exempt endpoints count.
  */

@@ -6,7 +6,7 @@ import type { SamlDocumentReading } from './saml-parse.worker';
 
 /**
  * The compiled worker module. A thread cannot run TypeScript, so it always loads JavaScript built
- * by `npm run build`. Built (`npm start`, the images, tools/bench) this file is itself
+ * by `npm run build`. Built (`npm start`, the images, apps/api/tools/bench) this file is itself
  * dist/.../saml-parser.js and the worker is its sibling. Under jest this file is TypeScript
  * transformed in memory, and the worker is taken from dist/, which `npm test` builds first: the
  * same way the agent and service-process tests run the built agent and server (docs/testing.md).

@@ -24,8 +24,8 @@ export interface SightingOutcome {
 }
 
 /**
- * The link-currency state machine of SPEC "States and transitions", the only implementation:
- * manual uploads use it now, scan ingestion later.
+ * The link-currency state machine of docs/api-contract.md section 5, the only implementation:
+ * manual uploads and scan ingestion both record their sightings here.
  *
  * - unknown link            -> new current link
  * - historical link seen    -> reactivated (never duplicated)

@@ -131,7 +131,7 @@ export class SettingsService {
   }
 }
 
-/** A non-empty array of unique integers 1..3650, at most 20 (CONTRACT section 6). */
+/** A non-empty array of unique integers 1..3650, at most 20 (docs/api-contract.md section 6). */
 function thresholdsProblem(body: unknown): string | null {
   if (!Array.isArray(body) || body.length === 0) return 'The body must be a non-empty JSON array of day counts.';
   if (body.length > MAX_THRESHOLDS) return `At most ${MAX_THRESHOLDS} thresholds.`;

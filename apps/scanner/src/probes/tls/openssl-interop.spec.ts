@@ -2,9 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { cipherSuiteName, type TlsProfile } from '@certkeeper/domain';
 import { generateKeyPair, mintCertificate } from '@certkeeper/domain/testing';
 import { XMLParser } from 'fast-xml-parser';
-import { testOutboundGuard } from '../test-outbound-guard';
 import { profileTls as profileUnguarded } from '../tls-profile';
-import { type Credentials, type LocalServer, privateKeyPem, startOpensslServer } from './local-servers';
+import { type Credentials, type LocalServer, privateKeyPem, startOpensslServer, testOutboundGuard } from '@certkeeper/net/testing';
 
 // OpenSSL serves what Node will not: TLS 1.0 and 1.1, DHE, CAMELLIA, ARIA, CCM. (Debian's OpenSSL 3.0
 // is built without 3DES, RC4, SEED and IDEA, so those are covered by the registry's tests only.)
@@ -21,7 +20,7 @@ const describeWithOpenssl = describeWhen(OPENSSL, 'openssl');
 const describeWithSslscan = describeWhen(OPENSSL && onPath('sslscan', '--version'), 'openssl or sslscan');
 
 const target = (port: number) => ({ host: '127.0.0.1', port, serverName: 'leaf.example.com' });
-// Through OUTBOUND_DENY as the test run sets it, like the agent (test-outbound-guard.ts).
+// Through OUTBOUND_DENY as the test run sets it, like the agent (testOutboundGuard, @certkeeper/net/testing).
 const profileTls = (at: ReturnType<typeof target>) => profileUnguarded(at, { guard: testOutboundGuard() });
 const supported = (profile: TlsProfile | null) =>
   Object.fromEntries((profile?.versions ?? []).filter((entry) => entry.supported).map((entry) => [entry.version, entry.cipherSuites]));

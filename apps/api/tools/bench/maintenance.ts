@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { MaintenanceService, type TaskResult } from '../../apps/api/src/modules/maintenance/maintenance.service';
+import { MaintenanceService, type TaskResult } from '../../src/modules/maintenance/maintenance.service';
 import { printFigure, runBenchmark, withInProcessApp } from './in-process';
 
 /**

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
-import type { AppConfig } from '../../apps/api/src/config/app-config';
-import { createApp } from '../../apps/api/src/create-app';
+import type { AppConfig } from '../../src/config/app-config';
+import { createApp } from '../../src/create-app';
 import { withBenchDatabase } from './lib';
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateKeyPair, mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
-import { MaintenanceService } from '../../apps/api/src/modules/maintenance/maintenance.service';
+import { MaintenanceService } from '../../src/modules/maintenance/maintenance.service';
 import { printFigure, runBenchmark, withInProcessApp } from './in-process';
 
 /**

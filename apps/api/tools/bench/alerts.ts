@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
-import { AlertsService } from '../../apps/api/src/modules/alerts/alerts.service';
+import { AlertsService } from '../../src/modules/alerts/alerts.service';
 import { printFigure, runBenchmark, withInProcessApp } from './in-process';
 
 /**

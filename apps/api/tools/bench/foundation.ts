@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../apps/api/src/common/net/free-port';
+import { freePort } from '../../src/common/net/free-port';
 
 /**
  * Prints the foundation's figures (issue 2): start command to healthy on a first and a second
@@ -10,7 +10,8 @@ import { freePort } from '../../apps/api/src/common/net/free-port';
  * runs, because this machine is shared and noisy. Nothing here asserts; it reports.
  */
 
-const ROOT = join(__dirname, '../../..');
+// The repository root, from the compiled file in dist/apps/api/tools/bench.
+const ROOT = join(__dirname, '../../../../..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const LOGIN_SECONDS = Number(process.env.BENCH_LOGIN_SECONDS ?? 5);
 const LOGIN_CONCURRENCY = 8;

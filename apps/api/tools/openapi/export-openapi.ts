@@ -2,14 +2,15 @@ import 'reflect-metadata';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createApp } from '../../apps/api/src/create-app';
-import { buildOpenApiDocument } from '../../apps/api/src/openapi/openapi';
+import { createApp } from '../../src/create-app';
+import { buildOpenApiDocument } from '../../src/openapi/openapi';
 
 /**
  * Writes apps/api/openapi.json from the code, or with --check fails when the committed file
  * differs. Runs the module graph in preview mode: no database, no listening socket.
  */
-export const OPENAPI_FILE = join(__dirname, '../../../apps/api/openapi.json');
+// Run from dist/apps/api/tools/openapi; the committed file is in the source tree.
+export const OPENAPI_FILE = join(__dirname, '../../../../../apps/api/openapi.json');
 
 export async function generateOpenApiJson(): Promise<string> {
   const app = await createApp(

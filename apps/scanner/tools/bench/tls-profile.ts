@@ -1,13 +1,6 @@
-import { profileTls, type TlsProfileResult } from '../../apps/scanner/src/probes/tls-profile';
-import {
-  type Credentials,
-  type LocalServer,
-  privateKeyPem,
-  startNodeTlsServer,
-  startOpensslServer,
-} from '../../apps/scanner/src/probes/tls/local-servers';
-import { generateKeyPair, mintCertificate } from '../../libs/domain/src/testing';
-import { median } from './lib';
+import { profileTls, type TlsProfileResult } from '../../src/probes/tls-profile';
+import { type Credentials, type LocalServer, privateKeyPem, startNodeTlsServer, startOpensslServer } from '@certkeeper/net/testing';
+import { generateKeyPair, mintCertificate } from '@certkeeper/domain/testing';
 
 /**
  * The TLS profile's cost on loopback: connections and wall time per host, for a modern server
@@ -16,6 +9,7 @@ import { median } from './lib';
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
 const MODERN_CIPHERS = [
   'TLS_AES_256_GCM_SHA384',

@@ -2,10 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../apps/api/src/common/net/free-port';
-import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
+import { freePort } from '../../src/common/net/free-port';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 
-export const ROOT = join(__dirname, '../../..');
+// The repository root, from the compiled file in dist/apps/api/tools/bench.
+export const ROOT = join(__dirname, '../../../../..');
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 export const percentile = (values: number[], p: number) =>

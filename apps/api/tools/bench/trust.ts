@@ -3,9 +3,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { parseCertificates } from '@certkeeper/domain';
 import { generateKeyPair, type KeyType, mintCertificate, type MintedCertificate, reissueWithSerials } from '@certkeeper/domain/testing';
 import { DataSource } from 'typeorm';
-import { CertificatesService } from '../../apps/api/src/modules/certificates/certificates.service';
-import { TrustVerdictsService } from '../../apps/api/src/modules/certificates/trust-verdicts.service';
-import { TrustRepository } from '../../apps/api/src/modules/trust/trust.repository';
+import { CertificatesService } from '../../src/modules/certificates/certificates.service';
+import { TrustVerdictsService } from '../../src/modules/trust/trust-verdicts.service';
+import { TrustRepository } from '../../src/modules/trust/trust.repository';
 import { printFigure, runBenchmark, withInProcessApp } from './in-process';
 
 /**

@@ -1,4 +1,4 @@
-import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
+import { OutboundGuard, parseOutboundDeny } from '../src';
 
 /**
  * The guard the probe tests use: OUTBOUND_DENY from the test run's environment when set, else the

@@ -3,8 +3,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../apps/api/src/database/data-source-options';
-import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
+import { dataSourceOptions } from '../../src/database/data-source-options';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 
 /**
  * Prints the SQL that would bring a freshly migrated database in line with the entities: the

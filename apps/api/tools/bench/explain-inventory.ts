@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../apps/api/src/database/data-source-options';
+import { dataSourceOptions } from '../../src/database/data-source-options';
 import { seedInventory } from './inventory-seed';
 import { withBenchDatabase } from './lib';
 

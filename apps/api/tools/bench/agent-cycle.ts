@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { Client } from 'pg';
-import { freePort } from '../../apps/api/src/common/net/free-port';
+import { freePort } from '../../src/common/net/free-port';
 import { login, median, ROOT, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**

@@ -1,0 +1,8 @@
+// Test support for every project's tests and the benchmarks: loopback TLS servers (Node's,
+// `openssl s_server`, a tarpit, scripted ClientHello answers) and the guard the probe tests use.
+// The entry point `@certkeeper/net/testing`. It lives outside src/ on purpose: the api and scanner
+// builds (tools/build.js, the Dockerfiles) compile libs/*/src only, so no image ships it, and lint
+// refuses it in production code (eslint.config.mjs); `node tools/build.js all` compiles it for the
+// benchmarks.
+export * from './local-servers';
+export * from './outbound-guard';
