@@ -11,3 +11,4 @@ export * from './alert-bucket';
 export * from './templates';
 export * from './trust';
 export * from './configuration/environment-reader';
+export * from './discovery';
