@@ -15,6 +15,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { BootstrapModule } from './modules/bootstrap/bootstrap.module';
 import { CalendarModule } from './modules/calendar/calendar.module';
 import { CertificatesModule } from './modules/certificates/certificates.module';
+import { DiscoveryModule } from './modules/discovery/discovery.module';
 import { EndpointsModule } from './modules/endpoints/endpoints.module';
 import { HealthModule } from './modules/health/health.module';
 import { IngestModule } from './modules/ingest/ingest.module';
@@ -61,6 +62,7 @@ export class AppModule {
         ApiKeysModule,
         ScannersModule,
         EndpointsModule,
+        DiscoveryModule,
         CertificatesModule,
         IngestModule,
         SettingsModule,

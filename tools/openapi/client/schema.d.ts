@@ -232,6 +232,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/discovery/networks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List discovery networks
+         * @description Needs `discovery:view`. Every network, by name.
+         */
+        get: operations["listNetworks"];
+        put?: never;
+        /**
+         * Create a discovery network
+         * @description Needs `discovery:edit`. Address ranges and ports for a scanner to sweep on a schedule. Omitted fields take their defaults: `ports` [443], `scanCronExpression` `0 2 * * *`, `enabled` true, `scannerId` the current default scanner's id. Ranges are stored normalised. Each `ranges` entry is an address, a CIDR block or a dash range of one family, 1 to 64 entries and at most 65,536 addresses in all; `ports` 1 to 32 unique ports from 1 to 65535. A 400 names every problem, one per line; an unknown `scannerId` is 400, a taken name 409.
+         */
+        post: operations["createNetwork"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovery/networks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a discovery network
+         * @description Needs `discovery:view`. `scannerId` is null after the assigned scanner was deleted: the network is then not swept until a scanner is assigned. 404 for an unknown id.
+         */
+        get: operations["getNetwork"];
+        /**
+         * Replace a discovery network
+         * @description Needs `discovery:edit`. Replaces every writable field; omitted optional ones return to their defaults (`scannerId`: the current default scanner). Each `ranges` entry is an address, a CIDR block or a dash range of one family, 1 to 64 entries and at most 65,536 addresses in all; `ports` 1 to 32 unique ports from 1 to 65535. A 400 names every problem, one per line; an unknown `scannerId` is 400, a taken name 409.
+         */
+        put: operations["replaceNetwork"];
+        post?: never;
+        /**
+         * Delete a discovery network
+         * @description Needs `discovery:edit`. 404 for an unknown id.
+         */
+        delete: operations["deleteNetwork"];
+        options?: never;
+        head?: never;
+        /**
+         * Update some of a discovery network
+         * @description Needs `discovery:edit`. Changes only what it names; `scannerId: null` assigns the current default scanner. Each `ranges` entry is an address, a CIDR block or a dash range of one family, 1 to 64 entries and at most 65,536 addresses in all; `ports` 1 to 32 unique ports from 1 to 65535. A 400 names every problem, one per line; an unknown `scannerId` is 400, a taken name 409.
+         */
+        patch: operations["patchNetwork"];
+        trace?: never;
+    };
     "/api/v1/endpoints": {
         parameters: {
             query?: never;
@@ -776,7 +832,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a scanner
-         * @description Needs `scanners:edit`. Its endpoints read `scannerId: null` afterwards and are scanned by the default scanner. Refused with 409 for the only scanner and for the default scanner (make another one the default first).
+         * @description Needs `scanners:edit`. Its endpoints read `scannerId: null` afterwards and are scanned by the default scanner; its discovery networks read `scannerId: null` and are not swept until a scanner is assigned. Refused with 409 for the only scanner and for the default scanner (make another one the default first).
          */
         delete: operations["deleteScanner"];
         options?: never;
@@ -819,7 +875,7 @@ export interface paths {
         put?: never;
         /**
          * Regenerate a scanner's token
-         * @description Needs `scanners:edit`. Answers a new token, shown once; the old one stops working at once. Name, schedule, default flag and assigned endpoints are kept. Audited as `scanner:regenerate_token`.
+         * @description Needs `scanners:edit`. Answers a new token, shown once; the old one stops working at once. Name, schedule, default flag, assigned endpoints and discovery networks are kept. Audited as `scanner:regenerate_token`.
          */
         post: operations["regenerateScannerToken"];
         delete?: never;
@@ -1534,10 +1590,95 @@ export interface components {
             /** @description Tags whose endpoints the caller is alerted about; empty means every endpoint. */
             tagSubscriptions: string[];
         };
+        NetworkInputDto: {
+            /**
+             * @description A disabled network is not swept on its schedule.
+             * @default true
+             */
+            enabled: boolean;
+            /** @description Unique among networks. */
+            name: string;
+            /**
+             * @description 1 to 32 unique TCP ports, 1 to 65535.
+             * @default [
+             *       443
+             *     ]
+             */
+            ports: number[];
+            /**
+             * @description 1 to 64 entries, each an IPv4 or IPv6 address, a CIDR block (`10.0.0.0/24`, `2001:db8::/120`) or a dash range of one family (`192.0.2.10-192.0.2.40`); at most 65536 distinct addresses in all. Stored normalised: canonical addresses, host bits of a CIDR block cleared.
+             * @example [
+             *       "192.0.2.0/24"
+             *     ]
+             */
+            ranges: string[];
+            /**
+             * @description When the scanner sweeps the network: a 5-field cron expression.
+             * @default 0 2 * * *
+             */
+            scanCronExpression: string;
+            /**
+             * Format: uuid
+             * @description The scanner whose agent sweeps the network; null or omitted means the current default scanner.
+             */
+            scannerId?: string | null;
+        };
+        NetworkResponseDto: {
+            /** Format: date-time */
+            createdAt: string;
+            enabled: boolean;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the last sweep finished; null until one has.
+             */
+            lastSweepAt: string | null;
+            name: string;
+            ports: number[];
+            /** @description Normalised entries, in the order given. */
+            ranges: string[];
+            scanCronExpression: string;
+            /**
+             * Format: uuid
+             * @description Null after the assigned scanner was deleted: the network is not swept until a scanner is assigned.
+             */
+            scannerId: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         PageEnvelopeDto: {
             limit: number;
             offset: number;
             totalCount: number;
+        };
+        PatchNetworkDto: {
+            /**
+             * @description A disabled network is not swept on its schedule.
+             * @default true
+             */
+            enabled: boolean;
+            /** @description Unique among networks. */
+            name?: string;
+            /**
+             * @description 1 to 32 unique TCP ports, 1 to 65535.
+             * @default [
+             *       443
+             *     ]
+             */
+            ports: number[];
+            /** @description 1 to 64 entries, each an IPv4 or IPv6 address, a CIDR block (`10.0.0.0/24`, `2001:db8::/120`) or a dash range of one family (`192.0.2.10-192.0.2.40`); at most 65536 distinct addresses in all. Stored normalised: canonical addresses, host bits of a CIDR block cleared. */
+            ranges?: string[];
+            /**
+             * @description When the scanner sweeps the network: a 5-field cron expression.
+             * @default 0 2 * * *
+             */
+            scanCronExpression: string;
+            /**
+             * Format: uuid
+             * @description The scanner whose agent sweeps the network; null or omitted means the current default scanner.
+             */
+            scannerId?: string | null;
         };
         PatchScannerDto: {
             name?: string;
@@ -2665,6 +2806,471 @@ export interface operations {
             };
             /** @description No such resource. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    listNetworks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NetworkResponseDto"][];
+                };
+            };
+            /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    createNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NetworkInputDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NetworkResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NetworkResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    replaceNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NetworkInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NetworkResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    deleteNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    patchNetwork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchNetworkDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NetworkResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,7 @@
 import { AlertRecordEntity } from '../modules/alerts/alert-record.entity';
 import { ApiKeyEntity } from '../modules/api-keys/api-key.entity';
 import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
+import { DiscoveryNetworkEntity } from '../modules/discovery/network.entity';
 import { CertificateEntity } from '../modules/certificates/certificate.entity';
 import { EndpointCertificateEntity } from '../modules/links/endpoint-certificate.entity';
 import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
@@ -35,4 +36,5 @@ export const ENTITIES = [
   RootStoreEntity,
   RootStoreAnchorEntity,
   MaintenanceRunEntity,
+  DiscoveryNetworkEntity,
 ];

@@ -5,6 +5,7 @@ import { Notifications1795280400000 } from './1795280400000-Notifications';
 import { Trust1795284000000 } from './1795284000000-Trust';
 import { TrustVerdicts1795287600000 } from './1795287600000-TrustVerdicts';
 import { ScanHistoryFingerprintIndex1795291200000 } from './1795291200000-ScanHistoryFingerprintIndex';
+import { DiscoveryNetworks1795294800000 } from './1795294800000-DiscoveryNetworks';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Trust1795284000000,
   TrustVerdicts1795287600000,
   ScanHistoryFingerprintIndex1795291200000,
+  DiscoveryNetworks1795294800000,
 ];

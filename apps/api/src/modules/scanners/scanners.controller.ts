@@ -89,7 +89,8 @@ export class ScannersController {
   @ApiOperation({
     summary: 'Delete a scanner',
     description:
-      'Needs `scanners:edit`. Its endpoints read `scannerId: null` afterwards and are scanned by the default scanner. ' +
+      'Needs `scanners:edit`. Its endpoints read `scannerId: null` afterwards and are scanned by the default scanner; ' +
+      'its discovery networks read `scannerId: null` and are not swept until a scanner is assigned. ' +
       'Refused with 409 for the only scanner and for the default scanner (make another one the default first).',
   })
   @HttpCode(204)
@@ -120,7 +121,7 @@ export class ScannersController {
     summary: "Regenerate a scanner's token",
     description:
       'Needs `scanners:edit`. Answers a new token, shown once; the old one stops working at once. ' +
-      'Name, schedule, default flag and assigned endpoints are kept. Audited as `scanner:regenerate_token`.',
+      'Name, schedule, default flag, assigned endpoints and discovery networks are kept. Audited as `scanner:regenerate_token`.',
   })
   @HttpCode(200)
   @RequirePermission('scanners:edit')
