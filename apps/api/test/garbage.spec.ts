@@ -170,4 +170,38 @@ describe('garbage in every write route', () => {
     // The endpoint list, search, audit, certificates, active, expiring, anchors and history at least.
     expect(paginated).toBeGreaterThanOrEqual(8);
   });
+  it('answers a null for a field that cannot be null with 400, never a 500, and changes nothing', async () => {
+    const scanner = await createScanner(t);
+    const user = (
+      await t.http
+        .post('/api/v1/users')
+        .set(bearer(admin))
+        .send({ email: `null-${randomBytes(3).toString('hex')}@x.test`, role: 'viewer' })
+        .expect(201)
+    ).body as { id: string };
+    const cases: [method: 'put' | 'patch' | 'post', path: string, field: string][] = [
+      ...['name', 'scanCronExpression', 'scanConcurrency'].map((field): ['patch', string, string] => [
+        'patch',
+        `/api/v1/scanners/${scanner.id}`,
+        field,
+      ]),
+      ...['name', 'role', 'notify', 'disabled', 'email'].map((field): ['put', string, string] => [
+        'put',
+        `/api/v1/users/${user.id}`,
+        field,
+      ]),
+      ...['name', 'notify', 'email', 'password'].map((field): ['put', string, string] => ['put', '/api/v1/me', field]),
+      ['post', '/api/v1/users', 'password'],
+    ];
+    const before = await counts();
+    const failures: string[] = [];
+    for (const [method, path, field] of cases) {
+      const body = method === 'post' ? { email: 'someone@x.test', role: 'viewer', [field]: null } : { [field]: null };
+      const response = await t.http[method](path).set(bearer(admin)).send(body);
+      if (response.status !== 400 || !response.text.includes(field))
+        failures.push(`${method.toUpperCase()} ${path} { ${field}: null } -> ${response.status} ${response.text.trim()}`);
+    }
+    expect(failures).toEqual([]);
+    expect(await counts()).toEqual(before);
+  });
 });

@@ -2,9 +2,19 @@ import { applyDecorators } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { Transform } from 'class-transformer';
 import { cronExpressionProblem } from '@certkeeper/domain';
-import { IsEmail, MaxLength, ValidateBy } from 'class-validator';
+import { IsEmail, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 
 /** Shared validation rules, so the same field reads the same way on every route. */
+
+/**
+ * The field may be omitted; when it is present, null included, its other rules apply.
+ * class-validator's IsOptional also lets null through, which for a NOT NULL column turns
+ * `"name": null` into a database error (a 500) instead of the 400 a wrong type deserves. Keep
+ * IsOptional for fields where null means something (cleared, or back to the default).
+ */
+export function IsOmittable(): PropertyDecorator {
+  return ValidateIf((_, value) => value !== undefined);
+}
 
 /** An e-mail address, trimmed and lower-cased so uniqueness is case-insensitive. */
 export function IsNormalisedEmail(): PropertyDecorator {

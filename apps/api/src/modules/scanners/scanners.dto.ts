@@ -1,16 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { IsCronExpression } from '../../common/validation/decorators';
+import { IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsCronExpression, IsOmittable } from '../../common/validation/decorators';
 import { DEFAULT_SCAN_CONCURRENCY, DEFAULT_SCAN_CRON, type ScannerEntity } from './scanner.entity';
 
 class ScannerSettingsDto {
   @ApiPropertyOptional({ default: DEFAULT_SCAN_CRON, description: 'A 5-field cron expression.' })
-  @IsOptional()
+  @IsOmittable()
   @IsCronExpression()
   scanCronExpression?: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 256, default: DEFAULT_SCAN_CONCURRENCY, description: 'Endpoints probed in parallel.' })
-  @IsOptional()
+  @IsOmittable()
   @IsInt()
   @Min(1)
   @Max(256)
@@ -29,7 +29,7 @@ export class CreateScannerDto extends ScannerSettingsDto {
 /** PATCH: changes only what it names. */
 export class PatchScannerDto extends ScannerSettingsDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(200)

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Equals, IsBoolean, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { IsNormalisedEmail } from '../../common/validation/decorators';
+import { Equals, IsBoolean, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsNormalisedEmail, IsOmittable } from '../../common/validation/decorators';
 import { MIN_PASSWORD_LENGTH, UserResponseDto } from './users.dto';
 
 export class MeResponseDto extends UserResponseDto {
@@ -14,18 +14,18 @@ export class MeResponseDto extends UserResponseDto {
 /** The caller's own profile. Changes what it names. */
 export class UpdateMeDto {
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(200)
   name?: string;
 
   @ApiPropertyOptional({ format: 'email' })
-  @IsOptional()
+  @IsOmittable()
   @IsNormalisedEmail()
   email?: string;
 
   @ApiPropertyOptional({ description: 'Receive expiry alerts by e-mail. Does not affect the calendar feed.' })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   notify?: boolean;
 
@@ -40,7 +40,7 @@ export class UpdateMeDto {
   calendarToken?: null;
 
   @ApiPropertyOptional({ minLength: MIN_PASSWORD_LENGTH, description: 'A new password; requires currentPassword.' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(MIN_PASSWORD_LENGTH)
   @MaxLength(1024)

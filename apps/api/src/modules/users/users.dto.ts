@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { ROLES, type Role } from '../../common/auth/permissions';
-import { IsNormalisedEmail } from '../../common/validation/decorators';
+import { IsNormalisedEmail, IsOmittable } from '../../common/validation/decorators';
 import type { UserEntity } from './user.entity';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -13,7 +13,7 @@ export class CreateUserDto {
   email!: string;
 
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(200)
   name?: string;
@@ -23,14 +23,14 @@ export class CreateUserDto {
   role!: Role;
 
   @ApiPropertyOptional({ minLength: MIN_PASSWORD_LENGTH, description: 'Without a password the user can sign in only through OIDC.' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(MIN_PASSWORD_LENGTH)
   @MaxLength(MAX_PASSWORD_LENGTH)
   password?: string;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   notify?: boolean;
 }
@@ -38,18 +38,18 @@ export class CreateUserDto {
 /** Changes what it names; omitted fields keep their value. */
 export class UpdateUserDto {
   @ApiPropertyOptional({ format: 'email' })
-  @IsOptional()
+  @IsOmittable()
   @IsNormalisedEmail()
   email?: string;
 
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(200)
   name?: string;
 
   @ApiPropertyOptional({ enum: ROLES })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(ROLES)
   role?: Role;
 
@@ -66,12 +66,12 @@ export class UpdateUserDto {
   password?: string | null;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   notify?: boolean;
 
   @ApiPropertyOptional({ description: 'A disabled user cannot sign in; their tokens and API keys stop working at once.' })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   disabled?: boolean;
 }
