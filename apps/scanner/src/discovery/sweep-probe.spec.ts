@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createSecureContext } from 'node:tls';
+import { createSecureContext, createServer as createTlsServer } from 'node:tls';
 import { mintCertificate, mintChain, type MintedCertificate, type MintedChain, privateKeyPem } from '@certkeeper/domain/testing';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
 import { type LocalServer, startNodeTlsServer, startTarpit, testOutboundGuard, unusedPort } from '@certkeeper/net/testing';
@@ -24,7 +24,7 @@ const fast: SweepProbeOptions = { guard: testOutboundGuard(), connectTimeoutMs: 
 const openSockets = new Set<Socket>();
 function listen(server: Server): Promise<number> {
   server.on('connection', (socket: Socket) => {
-    // The probe's first connection leaves at once; the reset that causes is expected.
+    // The probe may leave mid-handshake; the reset that causes is expected.
     socket.on('error', () => undefined);
     openSockets.add(socket);
     socket.once('close', () => openSockets.delete(socket));
@@ -132,6 +132,24 @@ describe('probeSweepTarget', () => {
     expect(result.service.hostnames).toEqual(['leaf.example.com']);
   });
 
+  it('finds a TLS service with exactly one TCP connection to it', async () => {
+    let connections = 0;
+    const server = createTlsServer({ cert: plain.pem, key: await privateKeyPem(plain.keys.privateKey) }, (socket) => socket.destroy());
+    server.on('tlsClientError', () => undefined);
+    server.on('connection', () => (connections += 1));
+    const port = await listen(server);
+    try {
+      const reverseLookup = () => Promise.resolve('named.example.test');
+      const result = await probeSweepTarget({ address: '127.0.0.1', port }, { ...fast, reverseLookup });
+      expect(result).toMatchObject({ outcome: 'service', service: { serverName: 'named.example.test' } });
+      if (result.outcome === 'service') expect(fingerprintOfPem(result.service.chain[0])).toBe(fingerprintOf(plain));
+      // The port is classified, named and upgraded on the same connection.
+      expect(connections).toBe(1);
+    } finally {
+      await close(server);
+    }
+  });
+
   it('counts a closed port as closed, without a reverse lookup', async () => {
     const reverseLookup = jest.fn(() => Promise.resolve('never.example.test'));
     const result = await probeSweepTarget({ address: '127.0.0.1', port: await unusedPort() }, { ...fast, reverseLookup });
@@ -152,6 +170,19 @@ describe('probeSweepTarget', () => {
     try {
       const result = await probeSweepTarget({ address: '127.0.0.1', port }, fast);
       expect(result).toMatchObject({ outcome: 'not-tls', error: expect.any(String) as string });
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('reports a peer that hangs up during the reverse lookup as not-tls, not as silence', async () => {
+    const server = createTcpServer((socket) => socket.destroy());
+    const port = await listen(server);
+    try {
+      const reverseLookup = () => new Promise<string | null>((resolve) => setTimeout(() => resolve(null), 100));
+      const result = await probeSweepTarget({ address: '127.0.0.1', port }, { ...fast, reverseLookup });
+      expect(result).toMatchObject({ outcome: 'not-tls', error: expect.any(String) as string });
+      expect(result.durationMs).toBeLessThan(380);
     } finally {
       await close(server);
     }

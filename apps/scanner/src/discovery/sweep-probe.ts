@@ -1,8 +1,8 @@
 import { Resolver } from 'node:dns/promises';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { parseAddressValue, parseFirstCertificate, type ProbeTarget, type TlsVersionName } from '@certkeeper/domain';
 import { OutboundGuard } from '@certkeeper/net';
-import { probeHost } from '../probes/host-probe';
+import { captureHandshake, HandshakeFailure } from '../probes/host-probe';
 
 /** What one (address, port) of a sweep turned out to be. Only `service` is a finding. */
 export type SweepOutcome = 'service' | 'closed' | 'silent' | 'refused-by-guard' | 'not-tls';
@@ -46,7 +46,7 @@ export interface SweepProbeOptions {
   guard?: OutboundGuard;
   /** Reaching the port. Default 1.5 s: a sweep mostly meets silence, and must not wait long on it. */
   connectTimeoutMs?: number;
-  /** The TLS handshake, its own connection included. Default 3 s. */
+  /** The TLS handshake, on the connection the connect opened. Default 3 s. */
   handshakeTimeoutMs?: number;
   /** Default: dnsReverseLookup() with a 1 s deadline. Null: no reverse DNS, no SNI. */
   reverseLookup?: ReverseLookup | null;
@@ -56,27 +56,26 @@ export const SWEEP_CONNECT_TIMEOUT_MS = 1500;
 export const SWEEP_HANDSHAKE_TIMEOUT_MS = 3000;
 export const SWEEP_REVERSE_TIMEOUT_MS = 1000;
 
-// probeHost reports a work item's endpoint id; a sweep target has none.
-const NO_ENDPOINT = '00000000-0000-0000-0000-000000000000';
-
 let defaultReverseLookup: ReverseLookup | undefined;
 
 /**
  * Probes one (address, port) of a sweep (CONTRACT section 8): a TCP connect with a short deadline
  * through the guard; when the port answers, the address's reverse-DNS name (only then, so empty
- * address space costs no DNS queries); then a TLS handshake with that name as SNI, or without SNI,
- * capturing the presented chain (again without SNI when the server refuses the name). Never throws for a network failure (CONVENTIONS 16): the outcome
- * says what happened. The whole probe ends within connect + reverse + handshake deadlines.
+ * address space costs no DNS queries); then a TLS handshake on that same connection with that
+ * name as SNI, or without SNI, capturing the presented chain. Never throws for a network failure
+ * (CONVENTIONS 16): the outcome says what happened. The whole probe ends within connect + reverse
+ * + handshake deadlines, plus one more connect and handshake when the server refuses the name.
  *
- * The handshake is host-probe's `probeHost` on a second connection, so the capture code exists
- * once; the first connection only classifies the port. See the report for the export that would
- * let both happen on one connection.
+ * One connection per target: the handshake is host-probe's `captureHandshake` over the socket the
+ * connect opened, so the capture code exists once and a sweep does not knock twice. Failures are
+ * told apart by error code and failure kind, never by message text.
  */
 export async function probeSweepTarget(target: ProbeTarget, options: SweepProbeOptions = {}): Promise<SweepProbeResult> {
   const started = Date.now();
   const base = () => ({ address: target.address, port: target.port, durationMs: Date.now() - started });
   const guard = options.guard ?? OutboundGuard.DEFAULT;
   const connectTimeoutMs = options.connectTimeoutMs ?? SWEEP_CONNECT_TIMEOUT_MS;
+  const handshakeTimeoutMs = options.handshakeTimeoutMs ?? SWEEP_HANDSHAKE_TIMEOUT_MS;
   try {
     const reached = await tcpConnect(target, guard, connectTimeoutMs);
     if (reached.outcome === 'refused-by-guard') return { ...base(), outcome: 'refused-by-guard', error: reached.error };
@@ -84,37 +83,48 @@ export async function probeSweepTarget(target: ProbeTarget, options: SweepProbeO
     if (reached.outcome === 'silent') return { ...base(), outcome: 'silent', stage: 'connect' };
 
     const lookup = options.reverseLookup === undefined ? (defaultReverseLookup ??= dnsReverseLookup()) : options.reverseLookup;
-    const reverseName = lookup ? await lookup(target.address).catch(() => null) : null;
-    const handshake = (serverName: string | null) =>
-      probeHost(
-        {
-          endpointId: NO_ENDPOINT,
-          type: 'host',
-          dnsName: serverName ?? target.address,
-          ipAddress: target.address,
-          port: target.port,
-          tlsProfileDue: false,
-        },
-        { guard, connectTimeoutMs, handshakeTimeoutMs: options.handshakeTimeoutMs ?? SWEEP_HANDSHAKE_TIMEOUT_MS, profile: null },
+    let reverseName: string | null;
+    try {
+      // Through then(): a lookup that throws at once must not leave the open socket behind.
+      reverseName = lookup
+        ? await Promise.resolve(target.address)
+            .then(lookup)
+            .catch(() => null)
+        : null;
+    } finally {
+      // Until captureHandshake owns the socket, its errors (a reset during the lookup) are ours
+      // to swallow; the handshake then sees the socket closed.
+      reached.stopListening();
+    }
+    const handshake = (socket: Socket, serverName: string | null) =>
+      captureHandshake(socket, { serverName, handshakeTimeoutMs, target: `${target.address}:${target.port}` }).then(
+        (captured) => ({ ok: true as const, captured }),
+        (error: unknown) => ({ ok: false as const, error }),
       );
     let serverName = reverseName;
-    let scan = await handshake(serverName);
-    if (!scan.success && serverName !== null && classifyHandshakeFailure(scan.error ?? '').outcome === 'not-tls') {
+    let scan = await handshake(reached.socket, serverName);
+    if (!scan.ok && serverName !== null && failureOf(scan.error).outcome === 'not-tls') {
       // A server may refuse a name it does not serve (an unrecognized_name alert) yet answer
-      // without SNI: the default certificate is still a finding.
-      const unnamed = await handshake(null);
-      if (unnamed.success) [scan, serverName] = [unnamed, null];
+      // without SNI: the default certificate is still a finding. That costs a second connection,
+      // as the first is spent once the alert arrives.
+      const again = await tcpConnect(target, guard, connectTimeoutMs);
+      if (again.outcome === 'open') {
+        again.stopListening();
+        const unnamed = await handshake(again.socket, null);
+        if (unnamed.ok) [scan, serverName] = [unnamed, null];
+      }
     }
-    if (!scan.success) return { ...base(), ...classifyHandshakeFailure(scan.error ?? 'the handshake failed') };
+    if (!scan.ok) return { ...base(), ...failureOf(scan.error) };
+    const { chain, tlsVersion, cipherSuite } = scan.captured;
     const service: DiscoveredService = {
       address: target.address,
       port: target.port,
       reverseName,
       serverName,
-      hostnames: hostnamesOf(reverseName, scan.chain[0]),
-      chain: scan.chain,
-      tlsVersion: scan.tlsVersion,
-      cipherSuite: scan.cipherSuite,
+      hostnames: hostnamesOf(reverseName, chain[0]),
+      chain,
+      tlsVersion,
+      cipherSuite,
     };
     return { ...base(), outcome: 'service', service };
   } catch (error) {
@@ -123,9 +133,16 @@ export async function probeSweepTarget(target: ProbeTarget, options: SweepProbeO
   }
 }
 
-type Reached = { outcome: 'open' | 'closed' | 'silent' } | { outcome: 'refused-by-guard'; error: string };
+type Reached =
+  | { outcome: 'open'; socket: Socket; stopListening: () => void }
+  | { outcome: 'closed' }
+  | { outcome: 'silent' }
+  | { outcome: 'refused-by-guard'; error: string };
 
-/** Connects and disconnects at once: is anything listening? */
+/**
+ * Connects through the guard: is anything listening? When so, the open socket is handed on for
+ * the handshake, with a listener swallowing its errors until `stopListening`.
+ */
 function tcpConnect(target: ProbeTarget, guard: OutboundGuard, timeoutMs: number): Promise<Reached> {
   let options: ReturnType<OutboundGuard['connectTo']>;
   try {
@@ -137,15 +154,19 @@ function tcpConnect(target: ProbeTarget, guard: OutboundGuard, timeoutMs: number
   return new Promise((resolve) => {
     const socket = connect({ ...options, port: target.port });
     let settled = false;
+    const swallow = () => undefined;
     const finish = (reached: Reached) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket.destroy();
+      if (reached.outcome !== 'open') socket.destroy();
       resolve(reached);
     };
     const timer = setTimeout(() => finish({ outcome: 'silent' }), timeoutMs);
-    socket.once('connect', () => finish({ outcome: 'open' }));
+    socket.once('connect', () => {
+      socket.on('error', swallow);
+      finish({ outcome: 'open', socket, stopListening: () => socket.off('error', swallow) });
+    });
     socket.once('error', (error: NodeJS.ErrnoException) => {
       switch (error.code ?? '') {
         case 'EOUTBOUNDDENIED':
@@ -161,21 +182,10 @@ function tcpConnect(target: ProbeTarget, guard: OutboundGuard, timeoutMs: number
   });
 }
 
-/**
- * probeHost reports failures as sentences; these are the ones it writes (host-probe.ts). Once
- * host-probe exports its failure kinds this reads them instead.
- */
-function classifyHandshakeFailure(
-  error: string,
-):
-  | { outcome: 'silent'; stage: 'handshake' }
-  | { outcome: 'closed' }
-  | { outcome: 'refused-by-guard'; error: string }
-  | { outcome: 'not-tls'; error: string } {
-  if (/ timed out after \d+ ms$/.test(error)) return { outcome: 'silent', stage: 'handshake' };
-  if (error.startsWith('refused by OUTBOUND_DENY')) return { outcome: 'refused-by-guard', error };
-  if (/^connection to \S+ refused$/.test(error)) return { outcome: 'closed' };
-  return { outcome: 'not-tls', error };
+/** A handshake on an open connection failed: silence is a tarpit, anything else is not TLS. */
+function failureOf(error: unknown): { outcome: 'silent'; stage: 'handshake' } | { outcome: 'not-tls'; error: string } {
+  if (error instanceof HandshakeFailure && error.kind === 'timeout') return { outcome: 'silent', stage: 'handshake' };
+  return { outcome: 'not-tls', error: error instanceof Error ? error.message : String(error) };
 }
 
 /** The reverse-DNS name, then the leaf's DNS SANs (IP, e-mail and URI SANs left out), each once. */

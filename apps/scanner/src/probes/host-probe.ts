@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isIP } from 'node:net';
+import { createConnection, isIP, type Socket } from 'node:net';
 import {
   checkServerIdentity,
   connect,
@@ -23,7 +23,7 @@ export interface HostProbeOptions {
   guard?: OutboundGuard;
 }
 
-interface Handshake {
+export interface Handshake {
   chain: string[];
   resolvedIp: string | null;
   tlsVersion: TlsVersionName | null;
@@ -50,9 +50,10 @@ const NODE_VERSION_NAMES: Record<string, TlsVersionName> = {
 };
 
 /**
- * One TLS handshake: to `ipAddress` when pinned, else the DNS name, with SNI always the DNS
- * name. Verification is off so that expired and private certificates are still observed; the
- * verdict is recorded instead. A target OUTBOUND_DENY forbids (the pinned address, or any address
+ * One TLS handshake (captureHandshake over a connection through the guard): to `ipAddress` when
+ * pinned, else the DNS name, with SNI always the DNS name (never an IP literal). Verification is
+ * off so that expired and private certificates are still observed; the verdict is recorded
+ * instead. A target OUTBOUND_DENY forbids (the pinned address, or any address
  * the name resolves to) is a failed scan saying so, and the profile's connections go to the
  * address the handshake reached, never through a second resolution. Never throws for a network
  * failure: the result says what failed.
@@ -94,13 +95,76 @@ export async function probeHost(item: HostWorkItem, options: HostProbeOptions = 
 }
 
 function handshakeWith(item: HostWorkItem, guard: OutboundGuard, connectTimeoutMs: number, handshakeTimeoutMs: number): Promise<Handshake> {
-  return new Promise((resolve, reject) => {
-    const target = `${item.ipAddress ?? item.dnsName}:${item.port}`;
+  const target = `${item.ipAddress ?? item.dnsName}:${item.port}`;
+  const started = Date.now();
+  return new Promise<Socket>((resolve, reject) => {
     // Throws (rejecting the promise) for a denied IP literal; a name is checked by the guard's lookup.
-    const socket = connect({
-      ...guard.connectTo(item.ipAddress ?? item.dnsName),
-      port: item.port,
-      servername: isIP(item.dnsName) === 0 ? item.dnsName : undefined,
+    const socket = createConnection({ ...guard.connectTo(item.ipAddress ?? item.dnsName), port: item.port });
+    const fail = (message: string) => {
+      clearTimeout(connectTimer);
+      socket.destroy();
+      reject(new Error(message));
+    };
+    // Deadlines: reaching the port, then finishing the handshake. A host that accepts TCP and
+    // then says nothing is caught by the second.
+    const connectTimer = setTimeout(() => fail(`connection to ${target} timed out after ${connectTimeoutMs} ms`), connectTimeoutMs);
+    const onError = (error: NodeJS.ErrnoException) => fail(describeSocketError(error, target));
+    socket.once('error', onError);
+    socket.once('connect', () => {
+      clearTimeout(connectTimer);
+      socket.off('error', onError);
+      resolve(socket);
+    });
+  }).then((socket) =>
+    // The handshake deadline counts from the start, connect included, as it always has.
+    captureHandshake(socket, {
+      serverName: isIP(item.dnsName) === 0 ? item.dnsName : null,
+      handshakeTimeoutMs: Math.max(1, handshakeTimeoutMs - (Date.now() - started)),
+      target,
+    }),
+  );
+}
+
+/** Why captureHandshake failed: no answer in time, the peer closed, or a socket/TLS error (`code`). */
+export class HandshakeFailure extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'timeout' | 'closed' | 'error',
+    readonly code: string | null = null,
+  ) {
+    super(message);
+    this.name = 'HandshakeFailure';
+  }
+}
+
+export interface CaptureHandshakeOptions {
+  /** SNI; none when null or absent (an IP literal must not be sent as SNI). */
+  serverName?: string | null;
+  handshakeTimeoutMs: number;
+  /** "host:port" for failure messages. Default: the socket's remote address and port. */
+  target?: string;
+}
+
+/**
+ * The TLS handshake over an already-connected socket (reached through the guard by the caller),
+ * capturing chain, version and cipher. Verification is off so that expired and private
+ * certificates are still observed; the verdict is recorded instead. Takes ownership of the
+ * socket: it is destroyed when the promise settles. Rejects with a HandshakeFailure.
+ */
+export function captureHandshake(socket: Socket, options: CaptureHandshakeOptions): Promise<Handshake> {
+  const target = options.target ?? `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+  const serverName = options.serverName ?? null;
+  // Read before the upgrade: the raw socket is the one whose peer the guard checked.
+  const resolvedIp = socket.remoteAddress ?? null;
+  // A socket the peer already closed (while the caller waited, say) would never emit another
+  // event once wrapped: the handshake would only end by its deadline and look like silence.
+  if (socket.destroyed) {
+    return Promise.reject(new HandshakeFailure(`${target} closed the connection during the handshake`, 'closed'));
+  }
+  return new Promise((resolve, reject) => {
+    const secure = connect({
+      socket,
+      servername: serverName ?? undefined,
       rejectUnauthorized: false,
       secureContext: sharedProbeContext(),
     });
@@ -108,39 +172,41 @@ function handshakeWith(item: HostWorkItem, guard: OutboundGuard, connectTimeoutM
     const finish = (outcome: () => void) => {
       if (settled) return;
       settled = true;
-      clearTimeout(connectTimer);
-      clearTimeout(handshakeTimer);
+      clearTimeout(timer);
       // Read the socket before closing it: address and protocol are gone once destroyed.
       outcome();
+      secure.destroy();
       socket.destroy();
     };
-    // Deadlines: reaching the port, then finishing the handshake. A host that accepts TCP and
-    // then says nothing is caught by the second.
-    const connectTimer = setTimeout(
-      () => finish(() => reject(new Error(`connection to ${target} timed out after ${connectTimeoutMs} ms`))),
-      connectTimeoutMs,
+    const timer = setTimeout(
+      () =>
+        finish(() =>
+          reject(new HandshakeFailure(`TLS handshake with ${target} timed out after ${options.handshakeTimeoutMs} ms`, 'timeout')),
+        ),
+      options.handshakeTimeoutMs,
     );
-    const handshakeTimer = setTimeout(
-      () => finish(() => reject(new Error(`TLS handshake with ${target} timed out after ${handshakeTimeoutMs} ms`))),
-      handshakeTimeoutMs,
+    secure.once('secureConnect', () => finish(() => resolve(describe(secure, serverName, resolvedIp))));
+    const onError = (error: NodeJS.ErrnoException) =>
+      finish(() => reject(new HandshakeFailure(describeSocketError(error, target), 'error', error.code ?? null)));
+    secure.once('error', onError);
+    // The wrapped socket's own errors, should it emit any, must not go unhandled.
+    socket.once('error', onError);
+    secure.once('close', () =>
+      finish(() => reject(new HandshakeFailure(`${target} closed the connection during the handshake`, 'closed'))),
     );
-    socket.once('connect', () => clearTimeout(connectTimer));
-    socket.once('secureConnect', () => finish(() => resolve(describe(socket, item.dnsName))));
-    socket.once('error', (error: NodeJS.ErrnoException) => finish(() => reject(new Error(describeSocketError(error, target)))));
-    socket.once('close', () => finish(() => reject(new Error(`${target} closed the connection during the handshake`))));
   });
 }
 
-function describe(socket: TLSSocket, dnsName: string): Handshake {
+function describe(socket: TLSSocket, serverName: string | null, resolvedIp: string | null): Handshake {
   const peer = socket.getPeerCertificate(true);
   let authorizationError = socket.authorized ? null : String(socket.authorizationError ?? 'the chain did not verify');
-  if (!authorizationError && peer?.raw && isIP(dnsName) === 0) {
-    authorizationError = checkServerIdentity(dnsName, peer)?.message ?? null;
+  if (!authorizationError && peer?.raw && serverName !== null) {
+    authorizationError = checkServerIdentity(serverName, peer)?.message ?? null;
   }
   const cipher = socket.getCipher();
   return {
     chain: presentedChain(peer),
-    resolvedIp: socket.remoteAddress ?? null,
+    resolvedIp: resolvedIp ?? socket.remoteAddress ?? null,
     tlsVersion: NODE_VERSION_NAMES[socket.getProtocol() ?? ''] ?? null,
     cipherSuite: cipher?.standardName ?? cipher?.name ?? null,
     authorized: authorizationError === null,
