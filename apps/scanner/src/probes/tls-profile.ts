@@ -158,14 +158,18 @@ class ProfileSession {
     const remaining = this.remainingMs();
     if (remaining <= 0) throw this.deadlineExceeded();
     this.connections += 1;
+    const readCutByDeadline = remaining < this.limits.readTimeoutMs;
     const outcome = await exchangeHello(this.target, hello, {
       connectTimeoutMs: Math.min(this.limits.connectTimeoutMs, remaining),
       readTimeoutMs: Math.min(this.limits.readTimeoutMs, remaining),
       signal: this.options.signal,
       guard: this.options.guard ?? OutboundGuard.DEFAULT,
     });
-    // A timeout cut short by the overall deadline says nothing about the server.
-    if ((outcome.kind === 'silent' || outcome.kind === 'unreachable') && this.remainingMs() <= 0) throw this.deadlineExceeded();
+    // A timeout cut short by the overall deadline says nothing about the server. Timers run in
+    // whole milliseconds and may fire a fraction early, so a read cut to the deadline is judged
+    // by the cut, and the clock is given a millisecond of slack.
+    if (outcome.kind === 'silent' && readCutByDeadline) throw this.deadlineExceeded();
+    if ((outcome.kind === 'silent' || outcome.kind === 'unreachable') && this.remainingMs() <= 1) throw this.deadlineExceeded();
     return outcome;
   }
 
