@@ -4,7 +4,7 @@ import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { DEFAULT_NETWORK_SCAN_CRON, type DiscoveryNetworkEntity } from './network.entity';
 import type { NetworkInputDto, PatchNetworkDto } from './networks.dto';
-import { DuplicateNetworkNameError, type NetworkChanges, NetworksRepository } from './networks.repository';
+import { DuplicateNetworkNameError, type NetworkChanges, type NetworkRecord, NetworksRepository } from './networks.repository';
 
 /** Discovery networks, docs/api-contract.md section 8. Ranges and ports were checked by the DTO; here they are normalised. */
 @Injectable()
@@ -27,19 +27,7 @@ export class NetworksService {
   /** Without `scannerId` the current default scanner's id is stored. */
   createNetwork(dto: NetworkInputDto, actor: ActorContext): Promise<DiscoveryNetworkEntity> {
     return this.networks.inTransaction(async (transaction) => {
-      const network = await this.networks
-        .insert(
-          {
-            name: dto.name,
-            ranges: normalisedRanges(dto.ranges),
-            ports: normalisedPorts(dto.ports),
-            scannerId: await this.resolveScanner(dto.scannerId, transaction),
-            scanCronExpression: dto.scanCronExpression ?? DEFAULT_NETWORK_SCAN_CRON,
-            enabled: dto.enabled ?? true,
-          },
-          transaction,
-        )
-        .catch(mapDuplicateName);
+      const network = await this.networks.insert(await this.fullRecord(dto, transaction), transaction).catch(mapDuplicateName);
       await this.audit.record(
         actor,
         { action: 'network:create', targetType: 'network', targetId: network.id, details: { name: network.name } },
@@ -51,14 +39,7 @@ export class NetworksService {
 
   /** PUT: omitted optional fields return to their defaults (`scannerId`: the default scanner). */
   replaceNetwork(id: string, dto: NetworkInputDto, actor: ActorContext): Promise<DiscoveryNetworkEntity> {
-    return this.changeNetwork(id, actor, async (transaction) => ({
-      name: dto.name,
-      ranges: normalisedRanges(dto.ranges),
-      ports: normalisedPorts(dto.ports),
-      scannerId: await this.resolveScanner(dto.scannerId, transaction),
-      scanCronExpression: dto.scanCronExpression ?? DEFAULT_NETWORK_SCAN_CRON,
-      enabled: dto.enabled ?? true,
-    }));
+    return this.changeNetwork(id, actor, (transaction) => this.fullRecord(dto, transaction));
   }
 
   /** PATCH: changes only what it names; `scannerId: null` assigns the default scanner. */
@@ -104,6 +85,18 @@ export class NetworksService {
       );
       return updated;
     });
+  }
+
+  /** Every field of a network from a POST or PUT body: what is omitted takes its default. */
+  private async fullRecord(dto: NetworkInputDto, transaction: Transaction): Promise<NetworkRecord> {
+    return {
+      name: dto.name,
+      ranges: normalisedRanges(dto.ranges),
+      ports: normalisedPorts(dto.ports),
+      scannerId: await this.resolveScanner(dto.scannerId, transaction),
+      scanCronExpression: dto.scanCronExpression ?? DEFAULT_NETWORK_SCAN_CRON,
+      enabled: dto.enabled ?? true,
+    };
   }
 
   /** A named scanner must exist (400 otherwise); none named means the current default scanner. */
