@@ -1,13 +1,14 @@
 import { KeyObject } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mintCertificate } from '@certkeeper/domain/testing';
+import { LoopbackServers } from '../testing/loopback-servers';
 import { boundedFetch, type BoundedFetchOptions } from './bounded-fetch';
 import { parseOutboundDeny } from './outbound-deny';
 import { OutboundGuard, type Resolver } from './outbound-guard';
@@ -15,26 +16,12 @@ import { OutboundGuard, type Resolver } from './outbound-guard';
 const LIMITS: BoundedFetchOptions = { maxBytes: 1024 * 1024, timeoutMs: 5000, maxRedirects: 5 };
 const fetch = (url: string, options: Partial<BoundedFetchOptions> = {}) => boundedFetch(url, { ...LIMITS, ...options });
 
-type AnyServer = Server | ReturnType<typeof createTcpServer>;
-const servers: AnyServer[] = [];
-const sockets = new Set<Socket>();
+const loopback = new LoopbackServers();
+const listen = loopback.listen.bind(loopback);
 
-/** Listens on 127.0.0.1 (or `host`) and returns the base URL; every server and connection is closed after each test. */
-function listen(server: AnyServer, scheme = 'http', host = '127.0.0.1'): Promise<string> {
-  servers.push(server);
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  return new Promise((resolve) => server.listen(0, host, () => resolve(`${scheme}://${host}:${(server.address() as AddressInfo).port}`)));
-}
+const serve = (handler: RequestListener) => loopback.serve(handler);
 
-const serve = (handler: RequestListener) => listen(createServer(handler));
-
-afterEach(async () => {
-  sockets.forEach((socket) => socket.destroy());
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
+afterEach(() => loopback.closeAll());
 
 /** /hop/N redirects to /hop/N-1 (relative Location); /hop/0 answers "done". */
 function redirectChain(req: IncomingMessage, res: ServerResponse): void {
@@ -155,7 +142,7 @@ describe('boundedFetch over http', () => {
 
   it('reports a refused connection with its code', async () => {
     const url = await serve(() => undefined);
-    await new Promise((resolve) => servers.pop()?.close(resolve));
+    await loopback.closeLast();
     await expect(fetch(url)).resolves.toMatchObject({ ok: false, failure: { kind: 'network', code: 'ECONNREFUSED' }, finalUrl: `${url}/` });
   });
 

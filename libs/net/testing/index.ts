@@ -6,3 +6,4 @@
 // benchmarks.
 export * from './local-servers';
 export * from './outbound-guard';
+export * from './loopback-servers';

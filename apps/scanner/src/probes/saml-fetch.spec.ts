@@ -1,11 +1,11 @@
 import { createHash, KeyObject } from 'node:crypto';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
 import { fetchSamlMetadata as fetchUnguarded, type SamlFetchOptions } from './saml-fetch';
-import { testOutboundGuard } from '@certkeeper/net/testing';
+import { LoopbackServers, testOutboundGuard } from '@certkeeper/net/testing';
 
 // Through OUTBOUND_DENY as the test run sets it, like the agent (testOutboundGuard, @certkeeper/net/testing).
 const fetchSamlMetadata = (url: string, options: SamlFetchOptions & { insecureTls?: boolean } = {}) =>
@@ -18,29 +18,12 @@ const METADATA = `<?xml version="1.0" encoding="UTF-8"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example.org/ä"/>
 `;
 
-type AnyServer = Server | ReturnType<typeof createTcpServer>;
+const loopback = new LoopbackServers();
+const listen = loopback.listen.bind(loopback);
 
-const servers: AnyServer[] = [];
-const sockets = new Set<Socket>();
+const serve = (handler: RequestListener) => loopback.serve(handler);
 
-/** Listens on 127.0.0.1 (or `host`) and returns the base URL; every server and connection is closed after each test. */
-function listen(server: AnyServer, scheme = 'http', host = '127.0.0.1'): Promise<string> {
-  servers.push(server);
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  return new Promise((resolve) => server.listen(0, host, () => resolve(`${scheme}://${host}:${(server.address() as AddressInfo).port}`)));
-}
-
-function serve(handler: RequestListener): Promise<string> {
-  return listen(createServer(handler));
-}
-
-afterEach(async () => {
-  sockets.forEach((socket) => socket.destroy());
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
+afterEach(() => loopback.closeAll());
 
 function sendMetadata(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' });
@@ -163,7 +146,7 @@ describe('fetchSamlMetadata over http', () => {
 
   it('reports a refused connection', async () => {
     const url = await serve(() => undefined);
-    await new Promise((resolve) => servers.pop()?.close(resolve));
+    await loopback.closeLast();
     const result = await fetchSamlMetadata(url);
     expect(result).toMatchObject({ ok: false, finalUrl: `${url}/` });
     expect(!result.ok && result.error).toContain('ECONNREFUSED');
