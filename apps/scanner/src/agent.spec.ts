@@ -1,4 +1,4 @@
-import type { ScanResult, WorkItem } from '@certkeeper/domain';
+import type { ScanResult, SweepWorkItem, WorkItem } from '@certkeeper/domain';
 import { Agent, nextRunAt } from './agent';
 
 describe('nextRunAt', () => {
@@ -36,7 +36,7 @@ describe('Agent', () => {
     // The API as the agent sees it, in memory: the outside world of this unit.
     const client = {
       getConfig: () => Promise.resolve(config),
-      getWork: () => Promise.resolve(work),
+      getWork: () => Promise.resolve({ items: work, sweeps: [] }),
       postResults: (results: ScanResult[]) =>
         Promise.resolve(results.map((r) => ({ resultId: r.resultId, endpointId: r.endpointId, status: 'accepted' as const }))),
     };
@@ -60,6 +60,8 @@ describe('Agent', () => {
     const agent = new Agent({ client, probe, log: (_level, msg) => void logged.push(msg), configReloadMs: 20, newWorkPollMs: 60_000 });
     await agent.start();
     try {
+      // The start-up poll runs in the background: let its first probes start.
+      await new Promise((resolve) => setTimeout(resolve, 10));
       expect(peak).toBe(1); // the start-up poll ran with concurrency 1
       config = { ...config, scanConcurrency: 4, scanCronExpression: '*/5 * * * *' };
       await new Promise((resolve) => setTimeout(resolve, 60));
@@ -70,5 +72,90 @@ describe('Agent', () => {
     } finally {
       await agent.stop();
     }
+  });
+
+  it('hands queued sweeps to the sweep runner within one poll even while a cycle runs, and stops it on stop()', async () => {
+    const config = { id: 's', name: 's', isDefault: true, scanCronExpression: '0 0 1 1 *', scanConcurrency: 3, discoveryNetworks: [] };
+    const item: WorkItem = { endpointId: 'e1', type: 'saml', metadataUrl: 'https://idp/md' };
+    let sweeps: SweepWorkItem[] = [];
+    const workRequests: { neverScanned?: boolean }[] = [];
+    const client = {
+      getConfig: () => Promise.resolve(config),
+      getWork: (options: { neverScanned?: boolean } = {}) => {
+        workRequests.push(options);
+        return Promise.resolve({ items: [item], sweeps });
+      },
+      postResults: (results: ScanResult[]) =>
+        Promise.resolve(results.map((r) => ({ resultId: r.resultId, endpointId: r.endpointId, status: 'accepted' as const }))),
+    };
+    // The start-up cycle's only probe hangs until released: a long cycle.
+    let release = () => undefined as void;
+    let hanging = 0;
+    const probe = (probed: WorkItem) =>
+      new Promise<ScanResult>((resolve) => {
+        hanging += 1;
+        release = () => {
+          hanging -= 1;
+          resolve({
+            resultId: 'r',
+            endpointId: probed.endpointId,
+            type: 'saml',
+            scannedAt: new Date().toISOString(),
+            success: false,
+            error: 'x',
+            finalUrl: null,
+            document: null,
+            digest: null,
+          });
+        };
+      });
+    const runner = { offer: jest.fn(), stop: jest.fn(() => Promise.resolve()) };
+    const agent = new Agent({ client, probe, sweeps: runner, log: () => undefined, newWorkPollMs: 20 });
+
+    // --once runs no sweeps: the agent is not started.
+    sweeps = [{ sweepId: 'sw-0', networkId: 'n', ranges: ['192.0.2.0/30'], ports: [443] }];
+    const once = agent.runOnce();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    await once;
+    expect(runner.offer).not.toHaveBeenCalled();
+
+    sweeps = [];
+    await agent.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(runner.offer).toHaveBeenLastCalledWith([], 3);
+      const sweep: SweepWorkItem = { sweepId: 'sw-1', networkId: 'n', ranges: ['192.0.2.0/30'], ports: [443] };
+      sweeps = [sweep];
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      // The cycle still runs (its probe hangs), yet the poll read the work and passed the sweep on.
+      expect(hanging).toBe(1);
+      expect(runner.offer).toHaveBeenLastCalledWith([sweep], 3);
+      expect(workRequests.length).toBeGreaterThan(3);
+    } finally {
+      release();
+      await agent.stop();
+    }
+    expect(runner.stop).toHaveBeenCalledTimes(1);
+  });
+
+  it('waits for a schedule further away than a timer can reach instead of running at once', async () => {
+    // The next 1 January is more than 24.8 days away except in December; setTimeout would fire at once.
+    const config = { id: 's', name: 's', isDefault: true, scanCronExpression: '0 0 1 1 *', scanConcurrency: 1, discoveryNetworks: [] };
+    const requests: { neverScanned?: boolean }[] = [];
+    const client = {
+      getConfig: () => Promise.resolve(config),
+      getWork: (options: { neverScanned?: boolean } = {}) => {
+        requests.push(options);
+        return Promise.resolve({ items: [], sweeps: [] });
+      },
+      postResults: () => Promise.resolve([]),
+    };
+    const agent = new Agent({ client, probe: () => Promise.reject(new Error('no work')), log: () => undefined, newWorkPollMs: 60_000 });
+    await agent.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await agent.stop();
+    // Only the start-up poll for never-scanned endpoints ran, no scheduled cycle.
+    expect(requests).toEqual([{ neverScanned: true }]);
   });
 });

@@ -1,7 +1,8 @@
-import { nextCronTime, type ScannerConfig, type ScanResult, type WorkItem } from '@certkeeper/domain';
+import { nextCronTime, type ScannerConfig, type ScanResult, type SweepWorkItem, type WorkItem } from '@certkeeper/domain';
 import { ApiError, type ScannerApiClient } from './api-client';
 import { Backoff } from './backoff';
 import { runCycle, type CycleReport } from './cycle';
+import type { SweepRunner } from './discovery/sweep-runner';
 import type { Log } from './log';
 import { ResultBuffer } from './result-buffer';
 
@@ -9,6 +10,7 @@ export const CONFIG_RELOAD_MS = 5 * 60_000;
 /** New endpoints are observed within this long, whatever the cron says. */
 export const DEFAULT_NEW_WORK_POLL_MS = 60_000;
 const MAX_JITTER_MS = 60_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * When to run next: the cron's next minute plus a random delay of up to a tenth of the interval
@@ -25,6 +27,8 @@ export function nextRunAt(cron: string, now: Date, random: () => number = Math.r
 export interface AgentDependencies {
   client: Pick<ScannerApiClient, 'getConfig' | 'getWork' | 'postResults'>;
   probe: (item: WorkItem) => Promise<ScanResult>;
+  /** Runs the discovery sweeps each work listing names, beside the scan cycles. */
+  sweeps?: Pick<SweepRunner, 'offer' | 'stop'>;
   log: Log;
   random?: () => number;
   newWorkPollMs?: number;
@@ -34,7 +38,9 @@ export interface AgentDependencies {
 /**
  * The daemon: reads its record, runs on its cron with jitter, re-reads the record periodically
  * (a changed schedule or concurrency applies without a restart), buffers results the API could
- * not take and retries them with backoff. stop() lets the running cycle finish.
+ * not take and retries them with backoff. Every work listing's queued sweeps go to the sweep
+ * runner, which runs them alongside the cycles. stop() lets the running cycle finish and stops
+ * the running sweep after its probes in flight.
  */
 export class Agent {
   private config: ScannerConfig | null = null;
@@ -45,10 +51,17 @@ export class Agent {
   private newWorkTimer: NodeJS.Timeout | undefined;
   private running: Promise<CycleReport | null> | null = null;
   private stopped = false;
+  /**
+   * Sweeps run only in the daemon started by start(). `--once` (runOnce alone) runs one scan
+   * cycle and exits: a sweep may take hours and would hold the exit, so queued sweeps stay queued
+   * for the daemon.
+   */
+  private daemon = false;
 
   constructor(private readonly deps: AgentDependencies) {}
 
   async start(): Promise<void> {
+    this.daemon = true;
     await this.reloadConfig();
     this.reloadTimer = setInterval(() => void this.reloadConfig(), this.deps.configReloadMs ?? CONFIG_RELOAD_MS);
     this.newWorkTimer = setInterval(() => void this.scanNewEndpoints(), this.deps.newWorkPollMs ?? DEFAULT_NEW_WORK_POLL_MS);
@@ -62,7 +75,7 @@ export class Agent {
     clearTimeout(this.runTimer);
     clearInterval(this.reloadTimer);
     clearInterval(this.newWorkTimer);
-    await this.running;
+    await Promise.all([this.running, this.deps.sweeps?.stop()]);
   }
 
   /** Runs one cycle now (also what `--once` does). */
@@ -71,7 +84,11 @@ export class Agent {
     if (!this.config) return null;
     const api = this.deps.client;
     const client = {
-      getWork: () => api.getWork({ neverScanned: options.neverScannedOnly ?? false }),
+      getWork: () =>
+        api.getWork({ neverScanned: options.neverScannedOnly ?? false }).then((work) => {
+          this.offerSweeps(work.sweeps);
+          return work.items;
+        }),
       postResults: (results: ScanResult[]) => api.postResults(results),
     };
     this.running = runCycle({
@@ -107,9 +124,18 @@ export class Agent {
       this.deps.log('error', `the schedule "${this.config.scanCronExpression}" never fires; waiting for a new one`);
       return;
     }
-    clearTimeout(this.runTimer);
-    this.runTimer = setTimeout(() => void this.tick(), Math.max(0, at.getTime() - Date.now()));
+    this.runAt(at);
     this.deps.log('debug', 'next cycle scheduled', { at: at.toISOString() });
+  }
+
+  /**
+   * setTimeout fires at once for a delay past 2^31 - 1 ms (about 24.8 days), which a monthly or
+   * yearly schedule reaches: a far run is waited for in steps.
+   */
+  private runAt(at: Date): void {
+    clearTimeout(this.runTimer);
+    const wait = Math.max(0, at.getTime() - Date.now());
+    this.runTimer = wait > MAX_TIMER_MS ? setTimeout(() => this.runAt(at), MAX_TIMER_MS) : setTimeout(() => void this.tick(), wait);
   }
 
   private async tick(): Promise<void> {
@@ -119,10 +145,28 @@ export class Agent {
     if (report !== null && report.pending === 0) this.backoff.reset();
   }
 
-  /** Probes endpoints that were never observed, unless a cycle is already running. */
+  /**
+   * Probes endpoints that were never observed, unless a cycle is already running (it covers
+   * them). Either way the listing's queued sweeps are handed on, so a sweep requested during a
+   * long cycle starts within one poll.
+   */
   private async scanNewEndpoints(): Promise<void> {
-    if (this.running || this.stopped) return;
-    await this.runOnce({ neverScannedOnly: true });
+    if (this.stopped) return;
+    if (!this.running) {
+      await this.runOnce({ neverScannedOnly: true });
+      return;
+    }
+    if (!this.deps.sweeps) return;
+    try {
+      this.offerSweeps((await this.deps.client.getWork({ neverScanned: true })).sweeps);
+    } catch (error) {
+      this.deps.log('warn', `could not look for queued sweeps: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private offerSweeps(sweeps: SweepWorkItem[]): void {
+    if (!this.daemon || this.stopped || !this.config) return;
+    this.deps.sweeps?.offer(sweeps, this.config.scanConcurrency);
   }
 
   private async reloadConfig(): Promise<void> {

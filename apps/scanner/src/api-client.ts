@@ -1,4 +1,15 @@
-import type { ResultOutcome, ResultsResponse, ScannerConfig, ScanResult, WorkItem, WorkResponse } from '@certkeeper/domain';
+import type {
+  ResultOutcome,
+  ResultsResponse,
+  ScannerConfig,
+  ScanResult,
+  SweepReport,
+  SweepReportOutcome,
+  SweepReportsRequest,
+  SweepReportsResponse,
+  SweepWorkItem,
+  WorkResponse,
+} from '@certkeeper/domain';
 
 /** A failed call to the API: transient ones are retried later, fatal ones (a revoked token) stop the agent. */
 export class ApiError extends Error {
@@ -24,9 +35,33 @@ export class ScannerApiClient {
     return this.request<ScannerConfig>('GET', '/api/v1/scanner/config');
   }
 
-  /** The assigned work; with neverScanned only endpoints that have no observation yet. */
-  async getWork(options: { neverScanned?: boolean } = {}): Promise<WorkItem[]> {
-    return (await this.request<WorkResponse>('GET', `/api/v1/scanner/work${options.neverScanned ? '?neverScanned=true' : ''}`)).items;
+  /**
+   * The assigned work (with neverScanned only endpoints that have no observation yet) and the
+   * queued sweeps, oldest first; none from an API that predates discovery.
+   */
+  async getWork(options: { neverScanned?: boolean } = {}): Promise<Required<WorkResponse>> {
+    const work = await this.request<WorkResponse>('GET', `/api/v1/scanner/work${options.neverScanned ? '?neverScanned=true' : ''}`);
+    return { items: work.items, sweeps: work.sweeps ?? [] };
+  }
+
+  /**
+   * Claims a queued sweep: the network's current ranges and ports, or null when it is not ours to
+   * run (409: claimed by another agent with this token, or failed meanwhile; 403: another
+   * scanner's; 404: gone). Anything else throws like every call.
+   */
+  async startSweep(sweepId: string): Promise<SweepWorkItem | null> {
+    try {
+      return await this.request<SweepWorkItem>('POST', `/api/v1/scanner/sweeps/${encodeURIComponent(sweepId)}/start`);
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 409 || error.status === 403 || error.status === 404)) return null;
+      throw error;
+    }
+  }
+
+  /** One outcome per report, in order. The caller keeps the body under RESULTS_BATCH_BYTES. */
+  async postSweepReports(reports: SweepReport[]): Promise<SweepReportOutcome[]> {
+    const body: SweepReportsRequest = { reports };
+    return (await this.request<SweepReportsResponse>('POST', '/api/v1/scanner/sweep-reports', body)).reports;
   }
 
   async postResults(results: ScanResult[]): Promise<ResultOutcome[]> {

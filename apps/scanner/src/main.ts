@@ -3,6 +3,7 @@ import { OutboundGuard } from '@certkeeper/net';
 import { Agent } from './agent';
 import { ScannerApiClient } from './api-client';
 import { parseScannerEnvironment, type ScannerConfig, ScannerConfigurationError } from './config';
+import { SweepRunner, sweepProbeDeadlines } from './discovery/sweep-runner';
 import { jsonLog } from './log';
 import { probeHost } from './probes/host-probe';
 import { probeSaml } from './probes/saml-probe';
@@ -11,16 +12,12 @@ import { profileTls } from './probes/tls-profile';
 interface ProbeSettings {
   connectTimeoutMs: number;
   handshakeTimeoutMs: number;
-  /** One guard for every probe: OUTBOUND_DENY applies to hosts, TLS profiles and SAML fetches alike. */
+  /** One guard for every probe: OUTBOUND_DENY applies to hosts, TLS profiles, SAML fetches and sweeps alike. */
   guard: OutboundGuard;
 }
 
-function prober(config: ScannerConfig) {
-  const settings: ProbeSettings = {
-    connectTimeoutMs: config.connectTimeoutMs,
-    handshakeTimeoutMs: config.handshakeTimeoutMs,
-    guard: new OutboundGuard(config.outboundDeny),
-  };
+function prober(config: ScannerConfig, guard: OutboundGuard) {
+  const settings: ProbeSettings = { connectTimeoutMs: config.connectTimeoutMs, handshakeTimeoutMs: config.handshakeTimeoutMs, guard };
   return (item: WorkItem): Promise<ScanResult> => probe(item, settings);
 }
 
@@ -45,9 +42,13 @@ async function main(): Promise<void> {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
+  const client = new ScannerApiClient(config.apiUrl, config.token);
+  const guard = new OutboundGuard(config.outboundDeny);
   const agent = new Agent({
-    client: new ScannerApiClient(config.apiUrl, config.token),
-    probe: prober(config),
+    client,
+    probe: prober(config, guard),
+    // Reverse DNS: the default lookup, with its own deadline.
+    sweeps: new SweepRunner({ client, log: jsonLog, probeOptions: { guard, ...sweepProbeDeadlines(config) } }),
     log: jsonLog,
     newWorkPollMs: config.newWorkPollMs,
   });

@@ -14,7 +14,7 @@ export interface ScannerConfig {
   isDefault: boolean;
   scanCronExpression: string;
   scanConcurrency: number;
-  /** CIDR ranges this scanner sweeps (discovery); empty until discovery exists. */
+  /** The ranges of the enabled discovery networks this scanner sweeps, for the operator's eye; sweeps arrive as work. */
   discoveryNetworks: string[];
 }
 
@@ -34,9 +34,23 @@ export interface HostWorkItem {
 export type SamlWorkItem = { endpointId: string; type: 'saml'; metadataUrl: string };
 export type WorkItem = HostWorkItem | SamlWorkItem;
 
+/**
+ * A queued discovery sweep of a network assigned to the calling scanner (docs/api-contract.md
+ * section 8). The agent claims it with `POST /api/v1/scanner/sweeps/{sweepId}/start` before probing.
+ */
+export interface SweepWorkItem {
+  sweepId: string;
+  networkId: string;
+  /** Normalised ranges (addresses, CIDR blocks, dash ranges): parse with parseNetworkScope. */
+  ranges: string[];
+  ports: number[];
+}
+
 /** GET /api/v1/scanner/work */
 export interface WorkResponse {
   items: WorkItem[];
+  /** Queued sweeps for this scanner, oldest request first. Absent from APIs that predate discovery. */
+  sweeps?: SweepWorkItem[];
 }
 
 export interface TlsVersionSupport {
@@ -108,7 +122,53 @@ export interface ResultsResponse {
   results: ResultOutcome[];
 }
 
-// Sizes both sides of POST /api/v1/scanner/results agree on.
+/** A TLS service a sweep found. The API re-parses the chain and derives names itself. */
+export interface SweepFinding {
+  address: string;
+  port: number;
+  /** The address's reverse-DNS name, when it has one; the handshake sent it as SNI (without, when the server refused it). */
+  reverseName: string | null;
+  /** The presented chain as PEM blocks, leaf first. */
+  chain: string[];
+  tlsVersion: TlsVersionName | null;
+  cipherSuite: string | null;
+}
+
+/**
+ * One batch of a running sweep: progress as absolute counts (so a repeated or late report never
+ * moves progress backwards) and the services found since the previous batch.
+ */
+export interface SweepReport {
+  /** Chosen by the agent (a UUID); posting the same report again changes nothing. */
+  reportId: string;
+  sweepId: string;
+  /** Addresses whose every port is finished, so far. */
+  addressesProbed: number;
+  findings: SweepFinding[];
+  /** The sweep's last report: it completed, or (with `error`) stopped early. */
+  final: boolean;
+  /** On a final report that stopped early, why (the agent was stopped, a bug); otherwise null. */
+  error: string | null;
+}
+
+/** POST /api/v1/scanner/sweep-reports */
+export interface SweepReportsRequest {
+  reports: SweepReport[];
+}
+
+/**
+ * Per report. `rejected` 403: the sweep belongs to another scanner; 404: no such sweep; 409: the
+ * sweep is not running any more (finished, or failed after its agent went quiet): stop sweeping it.
+ */
+export type SweepReportOutcome =
+  | { reportId: string; sweepId: string; status: 'accepted' | 'duplicate' }
+  | { reportId: string; sweepId: string; status: 'rejected'; code: 400 | 403 | 404 | 409; error: string };
+
+export interface SweepReportsResponse {
+  reports: SweepReportOutcome[];
+}
+
+// Sizes both sides of POST /api/v1/scanner/results and /sweep-reports agree on.
 const MiB = 1024 * 1024;
 
 /** Largest SAML metadata document an agent fetches and reports. */

@@ -232,6 +232,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/discovery/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the discovery inbox
+         * @description Needs `discovery:view`. One entry per (network, address, port) a sweep found a TLS service at, newest first, with its certificate and a status: `new`, `tracked` (a host endpoint on the port names the address or last reached it), `promoted` or `dismissed`. Filters `status`, `networkId` and `q` (part of the address, a host name, the common name or the fingerprint).
+         */
+        get: operations["listInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovery/inbox/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote or dismiss inbox entries in bulk
+         * @description Needs `discovery:edit`. Up to 500 ids, each handled on its own as the single action would handle it: the answer is always 200, with one result per id (its index, the status it would have had alone, the endpoint created or the entry dismissed, or the error) and the counts.
+         */
+        post: operations["bulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovery/inbox/{id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss an inbox entry
+         * @description Needs `discovery:edit`. The entry stays `dismissed` through later sweeps until one sees a different certificate there; then it is `new` again. 404 unknown entry; 409 for a promoted entry (delete its endpoint instead).
+         */
+        post: operations["dismiss"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovery/inbox/{id}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote an inbox entry to a host endpoint
+         * @description Needs `discovery:edit`. Creates a host endpoint exactly as `POST /api/v1/endpoints` would (same validation, duplicate check and default scanner): `ipAddress` the address, `port` the port, `dnsName` by default the first host name that is not a wildcard, else the address. The entry becomes `promoted`. 404 unknown entry; 409 already promoted, already tracked by an endpoint, or a duplicate endpoint.
+         */
+        post: operations["promote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/discovery/networks": {
         parameters: {
             query?: never;
@@ -286,6 +366,50 @@ export interface paths {
          * @description Needs `discovery:edit`. Changes only what it names; `scannerId: null` assigns the current default scanner. Each `ranges` entry is an address, a CIDR block or a dash range of one family, 1 to 64 entries and at most 65,536 addresses in all; `ports` 1 to 32 unique ports from 1 to 65535. A 400 names every problem, one per line; an unknown `scannerId` is 400, a taken name 409.
          */
         patch: operations["patchNetwork"];
+        trace?: never;
+    };
+    "/api/v1/discovery/networks/{id}/sweeps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a network's sweeps
+         * @description Needs `discovery:view`. Newest first. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of sweeps. 404 for an unknown network.
+         */
+        get: operations["listSweeps"];
+        put?: never;
+        /**
+         * Sweep a network now
+         * @description Needs `discovery:edit`. Queues a sweep for the network's scanner, whose agent picks it up within a minute. A sweep probes every (address, port) of the network from its scanner: a TCP connect with a short deadline, then a TLS handshake (SNI: the address's reverse-DNS name when it has one). `addressesProbed` grows while it runs; a running sweep whose agent says nothing for 15 minutes fails, as do the sweeps of a deleted scanner. 404 for an unknown network; 409 while a sweep of it is queued or running, or when it has no scanner.
+         */
+        post: operations["requestSweep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovery/sweeps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sweep
+         * @description Needs `discovery:view`. A sweep probes every (address, port) of the network from its scanner: a TCP connect with a short deadline, then a TLS handshake (SNI: the address's reverse-DNS name when it has one). `addressesProbed` grows while it runs; a running sweep whose agent says nothing for 15 minutes fails, as do the sweeps of a deleted scanner. 404 for an unknown id.
+         */
+        get: operations["getSweep"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/endpoints": {
@@ -768,6 +892,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scanner/sweep-reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report sweep progress and findings
+         * @description Scanner token only. Each report is applied on its own: `accepted`, `duplicate` (its `reportId` was applied before) or `rejected` with a code: 400 a finding outside the sweep's ranges and ports (nothing of that report is kept), 403 a sweep of another scanner, 404 no such sweep, 409 the sweep is not running any more (the agent stops sweeping it). Progress is absolute and never moves backwards; certificates are parsed here and stored in the global store.
+         */
+        post: operations["postSweepReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scanner/sweeps/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a queued sweep
+         * @description Scanner token only. The agent claims a sweep listed in `GET /api/v1/scanner/work` before probing: it becomes `running`, with the network's current ranges and ports, which the answer carries and which the sweep's findings must stay within.
+         */
+        post: operations["startSweep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scanner/work": {
         parameters: {
             query?: never;
@@ -777,7 +941,7 @@ export interface paths {
         };
         /**
          * Get the calling scanner's work
-         * @description Scanner token only. The enabled, not scan-exempt host and saml endpoints assigned to the caller (and, for the default scanner, those with no scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only endpoints never scanned yet.
+         * @description Scanner token only. The enabled, not scan-exempt host and saml endpoints assigned to the caller (and, for the default scanner, those with no scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only endpoints never scanned yet. `sweeps`: the queued discovery sweeps of networks assigned to the caller, oldest first, whatever `neverScanned` says; the agent claims one with `POST /api/v1/scanner/sweeps/{id}/start`.
          */
         get: operations["getScannerWork"];
         put?: never;
@@ -1494,6 +1658,62 @@ export interface components {
             /** @enum {string} */
             type: "host";
         };
+        InboxBulkDto: {
+            /** @enum {string} */
+            action: "promote" | "dismiss";
+            ids: string[];
+        };
+        InboxBulkItemDto: {
+            /** @description promote: the endpoint created. */
+            endpoint?: components["schemas"]["EndpointResponseDto"];
+            /** @description dismiss: the entry. */
+            entry?: components["schemas"]["InboxEntryResponseDto"];
+            error?: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Position in `ids`. */
+            index: number;
+            ok: boolean;
+            /** @description The status the action would have answered alone: 200, 201, 400, 404 or 409. */
+            status: number;
+        };
+        InboxBulkResultDto: {
+            failed: number;
+            results: components["schemas"]["InboxBulkItemDto"][];
+            succeeded: number;
+        };
+        InboxEntryResponseDto: {
+            address: string;
+            commonName: string | null;
+            daysRemaining: number | null;
+            /**
+             * Format: uuid
+             * @description The promoted or tracking endpoint.
+             */
+            endpointId: string | null;
+            /** @description SHA-256 of the leaf; null when the presented chain could not be read. */
+            fingerprint: string | null;
+            /** Format: date-time */
+            firstSeenAt: string;
+            /** @description The address's reverse-DNS name, then the certificate's DNS SANs. */
+            hostnames: string[];
+            /** Format: uuid */
+            id: string;
+            issuerCommonName: string | null;
+            /** Format: date-time */
+            lastSeenAt: string;
+            /** Format: uuid */
+            networkId: string;
+            /** Format: date-time */
+            notAfter: string | null;
+            port: number;
+            sans: string[];
+            /**
+             * @description `promoted`: an endpoint was created from it; `dismissed`: hidden until another certificate is seen there; `tracked`: a host endpoint on this port names this address or last reached it; `new`: none of these.
+             * @enum {string}
+             */
+            status: "new" | "tracked" | "promoted" | "dismissed";
+        };
         LinkedEndpointDto: {
             /** @enum {string} */
             certUse: "tls" | "signing" | "encryption" | "manual";
@@ -1693,6 +1913,19 @@ export interface components {
              */
             scanCronExpression: string;
         };
+        PromoteInboxEntryDto: {
+            /** @description Default: the first host name that is not a wildcard, else the address. */
+            dnsName?: string;
+            /** @description Default: the DNS name, with `:port` unless the port is 443. */
+            name?: string;
+            /**
+             * Format: uuid
+             * @description Default: the default-scanner rule of `POST /api/v1/endpoints`.
+             */
+            scannerId?: string;
+            /** @default [] */
+            tags: string[];
+        };
         ResultOutcomeDto: {
             /**
              * @description Why a result was rejected: malformed, not assigned to this scanner, unknown endpoint.
@@ -1782,7 +2015,7 @@ export interface components {
             tlsVersion: string | null;
         };
         ScannerConfigDto: {
-            /** @description CIDR ranges to sweep (discovery). */
+            /** @description The ranges of the enabled discovery networks this scanner sweeps; sweeps arrive as work. */
             discoveryNetworks: string[];
             /** Format: uuid */
             id: string;
@@ -1816,6 +2049,91 @@ export interface components {
             scanCronExpression: string;
             /** @description The raw scanner token (`stx_s_...`). Shown once; only its hash is stored. */
             token: string;
+        };
+        SweepFindingDto: {
+            /** @description An IP address of the sweep. */
+            address: string;
+            /** @description PEM blocks, leaf first, as presented. */
+            chain: string[];
+            cipherSuite: string | null;
+            port: number;
+            /** @description The address's reverse-DNS name; it was the handshake's SNI. */
+            reverseName: string | null;
+            /** @enum {string|null} */
+            tlsVersion: "SSLv3" | "TLSv1.0" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3" | null;
+        };
+        SweepReportDto: {
+            /** @description Addresses whose every port is finished, so far (absolute, not a delta). */
+            addressesProbed: number;
+            /** @description On a final report that stopped early, why. */
+            error: string | null;
+            /** @description The sweep's last report: it completed, or (with `error`) stopped early. */
+            final: boolean;
+            /** @description Services found since the last report. */
+            findings: components["schemas"]["SweepFindingDto"][];
+            /**
+             * Format: uuid
+             * @description Chosen by the agent; posting the same report again changes nothing.
+             */
+            reportId: string;
+            /** Format: uuid */
+            sweepId: string;
+        };
+        SweepReportOutcomeDto: {
+            /**
+             * @description Why a report was rejected: 400 a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, 409 the sweep is not running any more (stop sweeping it).
+             * @enum {number}
+             */
+            code?: 400 | 403 | 404 | 409;
+            error?: string;
+            /** Format: uuid */
+            reportId: string;
+            /** @enum {string} */
+            status: "accepted" | "duplicate" | "rejected";
+            /** Format: uuid */
+            sweepId: string;
+        };
+        SweepReportsRequestDto: {
+            reports: components["schemas"]["SweepReportDto"][];
+        };
+        SweepReportsResponseDto: {
+            reports: components["schemas"]["SweepReportOutcomeDto"][];
+        };
+        SweepResponseDto: {
+            /** @description Addresses whose every port was probed; grows while the sweep runs. */
+            addressesProbed: number;
+            /** @description Addresses in the network (when queued) or in what the agent was given (once running). */
+            addressesTotal: number;
+            /** @description Why a failed sweep failed; null otherwise. */
+            error: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            networkId: string;
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: uuid
+             * @description The scanner whose agent runs it; null once it was deleted.
+             */
+            scannerId: string | null;
+            /** @description TLS services reported so far. */
+            servicesFound: number;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+        };
+        SweepWorkItemDto: {
+            /** Format: uuid */
+            networkId: string;
+            ports: number[];
+            /** @description Normalised: addresses, CIDR blocks and dash ranges. */
+            ranges: string[];
+            /** Format: uuid */
+            sweepId: string;
         };
         TagSummaryDto: {
             /** @description The part before the first ":", null for a bare tag. */
@@ -1930,6 +2248,8 @@ export interface components {
         };
         WorkResponseDto: {
             items: (components["schemas"]["HostWorkItemDto"] | components["schemas"]["SamlWorkItemDto"])[];
+            /** @description Queued discovery sweeps of networks assigned to the caller, oldest first. */
+            sweeps: components["schemas"]["SweepWorkItemDto"][];
         };
     };
     responses: never;
@@ -2824,6 +3144,310 @@ export interface operations {
             };
         };
     };
+    listInbox: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                status?: "new" | "tracked" | "promoted" | "dismissed";
+                networkId?: string;
+                /** @description Part of the address, a host name, the common name or the fingerprint. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageEnvelopeDto"] & {
+                        items: components["schemas"]["InboxEntryResponseDto"][];
+                    };
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    bulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InboxBulkDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxBulkResultDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    dismiss: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxEntryResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    promote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromoteInboxEntryDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Already promoted, already tracked, or such an endpoint exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
     listNetworks: {
         parameters: {
             query?: never;
@@ -3271,6 +3895,217 @@ export interface operations {
             };
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    listSweeps: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepResponseDto"][];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    requestSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued sweep. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description A sweep is already queued or running, or the network has no scanner. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5600,6 +6435,164 @@ export interface operations {
             };
             /** @description Too many SAML metadata documents wait to be parsed; post the same batch again later (results already applied come back as duplicates). */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    postSweepReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SweepReportsRequestDto"];
+            };
+        };
+        responses: {
+            /** @description One outcome per report; a rejected report never blocks the others. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepReportsResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or revoked scanner token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The token is not a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 33 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    startSweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sweep to run now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepWorkItemDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or revoked scanner token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /**
+             * @description The sweep belongs to another scanner.
+             *
+             *     The token is not a scanner token.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No sweep has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The sweep is not queued any more: another agent claimed it, or it failed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

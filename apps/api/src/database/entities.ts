@@ -2,6 +2,9 @@ import { AlertRecordEntity } from '../modules/alerts/alert-record.entity';
 import { ApiKeyEntity } from '../modules/api-keys/api-key.entity';
 import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
 import { DiscoveryNetworkEntity } from '../modules/discovery/network.entity';
+import { DiscoverySweepEntity } from '../modules/discovery/sweep.entity';
+import { DiscoverySweepReportEntity } from '../modules/discovery/sweep-report.entity';
+import { DiscoveryInboxEntryEntity } from '../modules/discovery/inbox-entry.entity';
 import { CertificateEntity } from '../modules/certificates/certificate.entity';
 import { EndpointCertificateEntity } from '../modules/links/endpoint-certificate.entity';
 import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
@@ -37,4 +40,7 @@ export const ENTITIES = [
   RootStoreAnchorEntity,
   MaintenanceRunEntity,
   DiscoveryNetworkEntity,
+  DiscoverySweepEntity,
+  DiscoverySweepReportEntity,
+  DiscoveryInboxEntryEntity,
 ];

@@ -4,7 +4,7 @@ import { type NetworkScope, parseNetworkScope, type ProbeTarget, scopeContains }
 import { mintCertificate, mintChain, type MintedCertificate, type MintedChain, privateKeyPem } from '@certkeeper/domain/testing';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
 import { type LocalServer, startNodeTlsServer, startTarpit, unusedPort } from '@certkeeper/net/testing';
-import { runSweep, type SweepReport } from './sweep';
+import { runSweep, type SweepProgress } from './sweep';
 import { probeSweepTarget, type SweepProbeOptions, type SweepProbeResult } from './sweep-probe';
 
 const fingerprintOfPem = (pem: string) =>
@@ -82,7 +82,7 @@ describe('runSweep over loopback', () => {
     const scope = scopeOf(['127.0.0.1-127.0.0.4'], [tlsPort, chainPort, closedPort, tarpitPort]);
     const denied = await countingListener('127.0.0.3', tlsPort);
     const probed: ProbeTarget[] = [];
-    const reports: SweepReport[] = [];
+    const reports: SweepProgress[] = [];
     const started = Date.now();
     try {
       const summary = await runSweep(scope, {
@@ -135,7 +135,7 @@ describe('runSweep over loopback', () => {
     const controller = new AbortController();
     const started: ProbeTarget[] = [];
     const finished: SweepProbeResult[] = [];
-    const reports: SweepReport[] = [];
+    const reports: SweepProgress[] = [];
     const sweep = runSweep(scope, {
       concurrency: 2,
       signal: controller.signal,
@@ -170,7 +170,7 @@ describe('runSweep with a stand-in probe', () => {
     let maxInFlight = 0;
     let outside = 0;
     const seen = new Set<string>();
-    const reports: SweepReport[] = [];
+    const reports: SweepProgress[] = [];
     const summary = await runSweep(scope, {
       concurrency: 8,
       reportEveryProbes: 4096,
@@ -199,7 +199,7 @@ describe('runSweep with a stand-in probe', () => {
 
   it('reports by time when probes are slow', async () => {
     const scope = scopeOf(['10.0.0.0/29'], [443]);
-    const reports: SweepReport[] = [];
+    const reports: SweepProgress[] = [];
     await runSweep(scope, {
       concurrency: 1,
       reportEveryProbes: 1000,
@@ -270,7 +270,7 @@ describe('runSweep with a stand-in probe', () => {
     const controller = new AbortController();
     controller.abort();
     const probe = jest.fn(instant);
-    const reports: SweepReport[] = [];
+    const reports: SweepProgress[] = [];
     const summary = await runSweep(scopeOf(['10.0.0.0/30'], [443]), {
       concurrency: 2,
       signal: controller.signal,

@@ -17,7 +17,7 @@ export interface SweepCounts {
 }
 
 /** One batch: progress so far and the services found since the previous batch. */
-export interface SweepReport {
+export interface SweepProgress {
   /** (address, port) pairs finished so far, of `probesTotal`. */
   probed: number;
   probesTotal: number;
@@ -40,7 +40,7 @@ export interface SweepOptions {
    * Receives each batch, in order, never two at once. A rejection fails the sweep: it takes no new
    * target, lets in-flight probes finish, and runSweep rejects with that error.
    */
-  report: (report: SweepReport) => Promise<void> | void;
+  report: (report: SweepProgress) => Promise<void> | void;
   /** Stop taking targets (SIGTERM); probes in flight finish, then the final report goes out. */
   signal?: AbortSignal;
   /** A report after this many finished probes... Default 256. */
@@ -90,7 +90,7 @@ export async function runSweep(scope: NetworkScope, options: SweepOptions): Prom
   const stopped = () => failure !== null || options.signal?.aborted === true;
 
   const sendReport = (final: boolean) => {
-    const batch: SweepReport = {
+    const batch: SweepProgress = {
       probed,
       probesTotal: scope.probeCount,
       addressesProbed,

@@ -1,1 +1,2 @@
+export * from './hostnames';
 export * from './ranges';

@@ -113,3 +113,25 @@ export function IsTagList(): PropertyDecorator {
     },
   });
 }
+
+/** An IP literal, as Node reads one: the address a connection reached, never a name. */
+export function IsIpLiteral(message: string): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isIpLiteral', validator: { validate: (value: unknown) => typeof value === 'string' && isIP(value) !== 0 } },
+    { message },
+  );
+}
+
+/**
+ * null, or a string of at most `max` characters. One rule rather than Nullable() and IsString(),
+ * so that a rule across fields on the same property (WhenSuccessIs) still sees a null.
+ */
+export function IsNullableString(max: number, message: string): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isNullableString',
+      validator: { validate: (value: unknown) => value === null || (typeof value === 'string' && value.length <= max) },
+    },
+    { message },
+  );
+}

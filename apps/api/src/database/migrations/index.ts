@@ -6,6 +6,7 @@ import { Trust1795284000000 } from './1795284000000-Trust';
 import { TrustVerdicts1795287600000 } from './1795287600000-TrustVerdicts';
 import { ScanHistoryFingerprintIndex1795291200000 } from './1795291200000-ScanHistoryFingerprintIndex';
 import { DiscoveryNetworks1795294800000 } from './1795294800000-DiscoveryNetworks';
+import { DiscoverySweeps1795298400000 } from './1795298400000-DiscoverySweeps';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   TrustVerdicts1795287600000,
   ScanHistoryFingerprintIndex1795291200000,
   DiscoveryNetworks1795294800000,
+  DiscoverySweeps1795298400000,
 ];

@@ -41,6 +41,11 @@ export class DiscoveryNetworkEntity {
   @UpdateDateColumn({ type: 'timestamptz' })
   updatedAt!: Date;
 
+  /** When the last sweep completed. */
   @Column({ type: 'timestamptz', nullable: true })
   lastSweepAt!: Date | null;
+
+  /** The cron slot a sweep was last queued for (null: none yet); the scheduler queues the next slot after it. */
+  @Column({ type: 'timestamptz', nullable: true })
+  lastScheduledAt!: Date | null;
 }

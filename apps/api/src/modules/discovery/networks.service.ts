@@ -4,6 +4,7 @@ import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { DEFAULT_NETWORK_SCAN_CRON, type DiscoveryNetworkEntity } from './network.entity';
 import type { NetworkInputDto, PatchNetworkDto } from './networks.dto';
+import { SweepsRepository } from './sweeps.repository';
 import { DuplicateNetworkNameError, type NetworkChanges, type NetworkRecord, NetworksRepository } from './networks.repository';
 
 /** Discovery networks, docs/api-contract.md section 8. Ranges and ports were checked by the DTO; here they are normalised. */
@@ -11,6 +12,7 @@ import { DuplicateNetworkNameError, type NetworkChanges, type NetworkRecord, Net
 export class NetworksService {
   constructor(
     private readonly networks: NetworksRepository,
+    private readonly sweeps: SweepsRepository,
     private readonly audit: AuditService,
   ) {}
 
@@ -78,6 +80,7 @@ export class NetworksService {
       const changes = await buildChanges(transaction);
       const updated = await this.networks.update(id, changes, transaction).catch(mapDuplicateName);
       if (!updated) throw new NotFoundException('Network not found.');
+      if (changes.scannerId !== undefined) await this.sweeps.reassignQueued(id, changes.scannerId, transaction);
       await this.audit.record(
         actor,
         { action: 'network:update', targetType: 'network', targetId: id, details: { ...changes } },

@@ -9,6 +9,8 @@ export type EndpointType = (typeof ENDPOINT_TYPES)[number];
 @Check('endpoints_port_check', 'port BETWEEN 1 AND 65535')
 @Index('endpoints_name_idx', ['name', 'id'])
 @Index('endpoints_host_identity_idx', ['dnsName', 'port'])
+// Discovery asks whether a host endpoint on a port names an address (docs/api-contract.md section 8).
+@Index('endpoints_ip_address_port_idx', ['ipAddress', 'port'])
 @Index('endpoints_metadata_url_idx', ['metadataUrl'])
 @Index('endpoints_scanner_id_idx', ['scannerId'])
 export class EndpointEntity {

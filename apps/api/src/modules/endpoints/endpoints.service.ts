@@ -58,8 +58,20 @@ export class EndpointsService {
   async bulkCreate(rows: unknown, actor: ActorContext): Promise<BulkRowOutcome[]> {
     if (!Array.isArray(rows)) throw new BadRequestException('The body must be a JSON array of endpoint records.');
     if (rows.length > MAX_BULK_ROWS) throw new BadRequestException(`At most ${MAX_BULK_ROWS} rows per request.`);
-    const inputs = rows.map((row) => validateRow(row));
-    return this.createMany(inputs, actor, 'endpoint:bulk_create');
+    return this.createRows(rows, actor, 'endpoint:bulk_create');
+  }
+
+  /**
+   * Endpoint records from elsewhere in the application (discovery promotes them), through the
+   * very checks of `POST /endpoints` and the bulk import: validation, the default-scanner rule and
+   * the duplicate check. One outcome per row, as the bulk import answers.
+   */
+  createRows(rows: unknown[], actor: ActorContext, action: 'endpoint:create' | 'endpoint:bulk_create'): Promise<BulkRowOutcome[]> {
+    return this.createMany(
+      rows.map((row) => validateRow(row)),
+      actor,
+      action,
+    );
   }
 
   private async createMany(inputs: (EndpointInputDto | string)[], actor: ActorContext, action: string): Promise<BulkRowOutcome[]> {

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -21,12 +20,13 @@ import {
   type ResultsRequest,
   type SamlScanResult,
   type ScanResult,
+  type SweepWorkItem,
   TLS_VERSIONS,
   type TlsProfile,
   type TlsVersionName,
   type TlsVersionSupport,
 } from '@certkeeper/domain';
-import { ToBoolean } from '../../common/validation/decorators';
+import { IsIpLiteral, IsNullableString, ToBoolean } from '../../common/validation/decorators';
 import { TlsVersionDto } from '../endpoints/endpoints.dto';
 
 // The scanner protocol. libs/domain/src/scanner-protocol.ts is the source of the types; these
@@ -42,28 +42,6 @@ export const RESULT_LIMITS = { error: 2000, chain: 20, pem: 64 * 1024, suites: 4
 
 /** null passes; anything else must pass the property's other rules. */
 const Nullable = () => ValidateIf((_object: object, value: unknown) => value !== null);
-
-/**
- * null, or a string of at most `max` characters. One rule rather than Nullable() and IsString(),
- * so that a rule across fields on the same property (WhenSuccessIs) still sees a null.
- */
-function IsNullableString(max: number, message: string): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isNullableString',
-      validator: { validate: (value: unknown) => value === null || (typeof value === 'string' && value.length <= max) },
-    },
-    { message },
-  );
-}
-
-/** An IP literal, as Node reads one: the address a connection reached, never a name. */
-function IsIpLiteral(message: string): PropertyDecorator {
-  return ValidateBy(
-    { name: 'isIpLiteral', validator: { validate: (value: unknown) => typeof value === 'string' && isIP(value) !== 0 } },
-    { message },
-  );
-}
 
 /** A timestamp Date.parse reads. How far ahead of the API's clock it may be is ScanResultsPipe's check: it needs the clock. */
 function IsTimestamp(message: string): PropertyDecorator {
@@ -90,7 +68,8 @@ export class ScannerConfigDto {
   @ApiProperty() isDefault!: boolean;
   @ApiProperty() scanCronExpression!: string;
   @ApiProperty({ type: 'integer' }) scanConcurrency!: number;
-  @ApiProperty({ type: [String], description: 'CIDR ranges to sweep (discovery).' }) discoveryNetworks!: string[];
+  @ApiProperty({ type: [String], description: 'The ranges of the enabled discovery networks this scanner sweeps; sweeps arrive as work.' })
+  discoveryNetworks!: string[];
 }
 
 export class WorkQueryDto {
@@ -121,6 +100,13 @@ export class SamlWorkItemDto {
 export class WorkResponseDto {
   @ApiProperty({ type: 'array', items: { oneOf: [{ $ref: getSchemaPath(HostWorkItemDto) }, { $ref: getSchemaPath(SamlWorkItemDto) }] } })
   items!: (HostWorkItemDto | SamlWorkItemDto)[];
+  @ApiProperty({
+    type: 'array',
+    // By name: the schema is discovery's (registered by the controller), and its DTO file imports this one.
+    items: { $ref: getSchemaPath('SweepWorkItemDto') },
+    description: 'Queued discovery sweeps of networks assigned to the caller, oldest first.',
+  })
+  sweeps!: SweepWorkItem[];
 }
 
 const SUITES_RULE = `cipherSuites must be an array of at most ${RESULT_LIMITS.suites} strings of at most ${RESULT_LIMITS.name} characters`;

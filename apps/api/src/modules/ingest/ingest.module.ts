@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '../discovery/discovery.module';
 import { CertificatesModule } from '../certificates/certificates.module';
 import { LinksModule } from '../links/links.module';
 import { ScannersModule } from '../scanners/scanners.module';
@@ -9,7 +10,7 @@ import { SamlParser } from './saml-parser';
 import { ScannerProtocolController } from './scanner-protocol.controller';
 
 @Module({
-  imports: [ScannersModule, CertificatesModule, LinksModule, TrustVerdictsModule],
+  imports: [ScannersModule, CertificatesModule, LinksModule, TrustVerdictsModule, DiscoveryModule],
   controllers: [ScannerProtocolController],
   providers: [IngestRepository, IngestService, SamlParser],
 })

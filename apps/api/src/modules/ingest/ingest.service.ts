@@ -53,7 +53,8 @@ export class IngestService {
     private readonly clock: Clock,
   ) {}
 
-  async configOf(scannerId: string): Promise<ScannerConfig> {
+  /** The scanner's own record; the discovery networks it sweeps are added by the caller. */
+  async configOf(scannerId: string): Promise<Omit<ScannerConfig, 'discoveryNetworks'>> {
     const scanner = await this.scanners.getScanner(scannerId);
     return {
       id: scanner.id,
@@ -61,7 +62,6 @@ export class IngestService {
       isDefault: scanner.isDefault,
       scanCronExpression: scanner.scanCronExpression,
       scanConcurrency: scanner.scanConcurrency,
-      discoveryNetworks: [],
     };
   }
 

@@ -16,15 +16,20 @@ import {
   WorkQueryDto,
   WorkResponseDto,
 } from './ingest.dto';
+import { SweepWorkItemDto } from '../discovery/sweep-protocol.dto';
+import { SweepsService } from '../discovery/sweeps.service';
 import { IngestService } from './ingest.service';
 import { ScanResultsPipe } from './scan-results.pipe';
 
 /** The scanner protocol: scanner tokens only (docs/api-contract.md section 2). */
 @ApiTags('scanner protocol')
-@ApiExtraModels(HostWorkItemDto, SamlWorkItemDto, HostScanResultDto, SamlScanResultDto)
+@ApiExtraModels(HostWorkItemDto, SamlWorkItemDto, HostScanResultDto, SamlScanResultDto, SweepWorkItemDto)
 @Controller('scanner')
 export class ScannerProtocolController {
-  constructor(private readonly ingest: IngestService) {}
+  constructor(
+    private readonly ingest: IngestService,
+    private readonly sweeps: SweepsService,
+  ) {}
 
   @Get('config')
   @ApiOperation({
@@ -35,8 +40,12 @@ export class ScannerProtocolController {
   })
   @ScannerOnly()
   @ApiOkResponse({ type: ScannerConfigDto, description: "The calling scanner's own configuration; agents re-read it periodically." })
-  getScannerConfig(@CurrentScanner() scanner: ScannerPrincipal): Promise<ScannerConfig> {
-    return this.ingest.configOf(scanner.scannerId);
+  async getScannerConfig(@CurrentScanner() scanner: ScannerPrincipal): Promise<ScannerConfig> {
+    const [config, discoveryNetworks] = await Promise.all([
+      this.ingest.configOf(scanner.scannerId),
+      this.sweeps.rangesSweptBy(scanner.scannerId),
+    ]);
+    return { ...config, discoveryNetworks };
   }
 
   @Get('work')
@@ -45,12 +54,18 @@ export class ScannerProtocolController {
     description:
       'Scanner token only. ' +
       'The enabled, not scan-exempt host and saml endpoints assigned to the caller (and, for the default scanner, those with no ' +
-      'scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only endpoints never scanned yet.',
+      'scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only endpoints never scanned yet. ' +
+      '`sweeps`: the queued discovery sweeps of networks assigned to the caller, oldest first, whatever `neverScanned` says; the ' +
+      'agent claims one with `POST /api/v1/scanner/sweeps/{id}/start`.',
   })
   @ScannerOnly()
   @ApiOkResponse({ type: WorkResponseDto, description: 'Enabled, not scan-exempt host and saml endpoints assigned to the caller.' })
   async getScannerWork(@CurrentScanner() scanner: ScannerPrincipal, @Query() query: WorkQueryDto): Promise<WorkResponse> {
-    return { items: await this.ingest.workOf(scanner.scannerId, query.neverScanned ?? false) };
+    const [items, sweeps] = await Promise.all([
+      this.ingest.workOf(scanner.scannerId, query.neverScanned ?? false),
+      this.sweeps.queuedFor(scanner.scannerId),
+    ]);
+    return { items, sweeps };
   }
 
   @Post('results')

@@ -48,8 +48,9 @@ export class MaintenanceRepository {
   }
 
   /**
-   * Certificates nothing references any more: no link, no anchor, no scan-history row, and not
-   * the issuer of a certificate that stays (a chain's intermediates are kept with their leaves).
+   * Certificates nothing references any more: no link, no anchor, no scan-history row, no
+   * discovery-inbox row, and not the issuer of a certificate that stays (a chain's intermediates
+   * are kept with their leaves).
    * Repeats, because removing a leaf can free its issuers.
    */
   async pruneCertificates(): Promise<Record<string, number>> {
@@ -60,6 +61,7 @@ export class MaintenanceRepository {
           WHERE NOT EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = c.fingerprint)
             AND NOT EXISTS (SELECT 1 FROM root_store_anchors a WHERE a.fingerprint = c.fingerprint)
             AND NOT EXISTS (SELECT 1 FROM scan_history h WHERE h.fingerprint = c.fingerprint)
+            AND NOT EXISTS (SELECT 1 FROM discovery_inbox d WHERE d.fingerprint = c.fingerprint)
             AND NOT EXISTS (
               SELECT 1 FROM certificates child
                WHERE child.fingerprint <> c.fingerprint

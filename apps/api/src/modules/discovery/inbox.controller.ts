@@ -1,0 +1,109 @@
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequirePermission } from '../../common/auth/route-access';
+import { Clock } from '../../common/clock';
+import { ApiPageResponse, type Page, toPage } from '../../common/http/pagination';
+import { Actor } from '../audit/actor.decorator';
+import type { ActorContext } from '../audit/audit.service';
+import { EndpointResponseDto } from '../endpoints/endpoints.dto';
+import { toEndpointResponse } from '../endpoints/endpoints.mapper';
+import {
+  InboxBulkDto,
+  type InboxBulkItemDto,
+  InboxBulkResultDto,
+  InboxEntryResponseDto,
+  InboxQueryDto,
+  MAX_BULK_INBOX_IDS,
+  PromoteInboxEntryDto,
+} from './inbox.dto';
+import { toInboxEntryResponse } from './inbox.mapper';
+import { type InboxActionOutcome, InboxService } from './inbox.service';
+
+@ApiTags('discovery')
+@Controller('discovery/inbox')
+export class InboxController {
+  constructor(
+    private readonly inbox: InboxService,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'List the discovery inbox',
+    description:
+      'Needs `discovery:view`. One entry per (network, address, port) a sweep found a TLS service at, newest first, with its ' +
+      'certificate and a status: `new`, `tracked` (a host endpoint on the port names the address or last reached it), `promoted` or ' +
+      '`dismissed`. Filters `status`, `networkId` and `q` (part of the address, a host name, the common name or the fingerprint).',
+  })
+  @RequirePermission('discovery:view')
+  @ApiPageResponse(InboxEntryResponseDto)
+  async listInbox(@Query() query: InboxQueryDto): Promise<Page<InboxEntryResponseDto>> {
+    const now = this.clock.now();
+    const { rows, total } = await this.inbox.listEntries(query);
+    return toPage(
+      rows.map((row) => toInboxEntryResponse(row, now)),
+      total,
+      query,
+    );
+  }
+
+  @Post('bulk')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Promote or dismiss inbox entries in bulk',
+    description:
+      `Needs \`discovery:edit\`. Up to ${MAX_BULK_INBOX_IDS} ids, each handled on its own as the ` +
+      'single action would handle it: the answer is always 200, with one result per id (its index, the status it would have had ' +
+      'alone, the endpoint created or the entry dismissed, or the error) and the counts.',
+  })
+  @RequirePermission('discovery:edit')
+  @ApiOkResponse({ type: InboxBulkResultDto })
+  async bulk(@Body() body: InboxBulkDto, @Actor() actor: ActorContext): Promise<InboxBulkResultDto> {
+    const now = this.clock.now();
+    const results = (await this.inbox.bulk(body.action, body.ids, actor)).map((outcome) => toBulkItem(outcome, now));
+    const succeeded = results.filter((result) => result.ok).length;
+    return { results, succeeded, failed: results.length - succeeded };
+  }
+
+  @Post(':id/promote')
+  @ApiOperation({
+    summary: 'Promote an inbox entry to a host endpoint',
+    description:
+      'Needs `discovery:edit`. Creates a host endpoint exactly as `POST /api/v1/endpoints` would (same validation, ' +
+      'duplicate check and default scanner): `ipAddress` the address, `port` the port, `dnsName` by default the first host name ' +
+      'that is not a wildcard, else the address. The entry becomes `promoted`. 404 unknown entry; 409 already promoted, already ' +
+      'tracked by an endpoint, or a duplicate endpoint.',
+  })
+  @RequirePermission('discovery:edit')
+  @ApiCreatedResponse({ type: EndpointResponseDto })
+  @ApiConflictResponse({ description: 'Already promoted, already tracked, or such an endpoint exists.' })
+  async promote(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() body: PromoteInboxEntryDto,
+    @Actor() actor: ActorContext,
+  ): Promise<EndpointResponseDto> {
+    return toEndpointResponse(await this.inbox.promote(id, body, actor));
+  }
+
+  @Post(':id/dismiss')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Dismiss an inbox entry',
+    description:
+      'Needs `discovery:edit`. The entry stays `dismissed` through later sweeps until one sees a different certificate there; then it ' +
+      'is `new` again. 404 unknown entry; 409 for a promoted entry (delete its endpoint instead).',
+  })
+  @RequirePermission('discovery:edit')
+  @ApiOkResponse({ type: InboxEntryResponseDto })
+  async dismiss(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<InboxEntryResponseDto> {
+    return toInboxEntryResponse(await this.inbox.dismiss(id, actor), this.clock.now());
+  }
+}
+
+function toBulkItem(outcome: InboxActionOutcome, now: Date): InboxBulkItemDto {
+  const base = { index: outcome.index, id: outcome.id, ok: outcome.ok, status: outcome.status };
+  if (!outcome.ok) return { ...base, error: outcome.error };
+  return 'endpoint' in outcome
+    ? { ...base, endpoint: toEndpointResponse(outcome.endpoint) }
+    : { ...base, entry: toInboxEntryResponse(outcome.entry, now) };
+}
