@@ -10,7 +10,7 @@ export async function secureContextOf(certificate: MintedCertificate, chain: Min
 }
 
 /**
- * A TLS server on 127.0.0.1 whose certificates can be swapped while it runs (rotation), with one
+ * A TLS server on 127.0.0.1 (or another loopback address) whose certificates can be swapped while it runs (rotation), with one
  * certificate per SNI name.
  */
 export class SwappableTlsServer {
@@ -25,9 +25,9 @@ export class SwappableTlsServer {
     this.fallback ??= context;
   }
 
-  async listen(port = 0): Promise<number> {
+  async listen(port = 0, host = '127.0.0.1'): Promise<number> {
     this.server = createServer({ SNICallback: (name, done) => done(null, this.contexts.get(name) ?? this.fallback ?? undefined) });
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve) => this.server!.listen(port, host, () => resolve()));
     this.port = (this.server.address() as AddressInfo).port;
     return this.port;
   }
@@ -38,10 +38,10 @@ export class SwappableTlsServer {
 }
 
 /** Accepts TCP connections and never says a word. */
-export async function startTarpit(): Promise<{ port: number; connections(): number; close(): Promise<void> }> {
+export async function startTarpit(host = '127.0.0.1'): Promise<{ port: number; connections(): number; close(): Promise<void> }> {
   const sockets: Socket[] = [];
   const server: TcpServer = createTcpServer((socket) => void sockets.push(socket));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   return {
     port: (server.address() as AddressInfo).port,
     connections: () => sockets.length,

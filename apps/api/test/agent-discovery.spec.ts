@@ -1,0 +1,222 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:tls';
+import { mintCertificate, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
+import { freePort } from '../src/common/net/free-port';
+import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { startTarpit } from './support/tls-servers';
+
+const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
+const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
+const OUTBOUND_DENY = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
+
+interface Sweep {
+  id: string;
+  status: string;
+  addressesTotal: number;
+  addressesProbed: number;
+  servicesFound: number;
+  error: string | null;
+}
+interface Entry {
+  id: string;
+  address: string;
+  port: number;
+  hostnames: string[];
+  fingerprint: string | null;
+  status: string;
+  endpointId: string | null;
+}
+
+/** Polls until `read` returns something `done` accepts, or fails after `ms`. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * The real agent, as a daemon, sweeping loopback addresses (Linux answers on all of 127.0.0.0/8)
+ * where test TLS servers listen, beside closed ports and a tarpit.
+ */
+describe('the real agent sweeping a network', () => {
+  let t: TestApp;
+  let admin: string;
+  let agent: ChildProcess;
+  let agentOutput = '';
+  const servers: { close(): Promise<void> }[] = [];
+  let a: MintedCertificate;
+  let b: MintedCertificate;
+  let c: MintedCertificate;
+  let d: MintedCertificate;
+  const ports = { a: 0, b: 0, c: 0, tarpit: 0, closed: 0 };
+  let dismissable: { port: number; close(): Promise<void> };
+
+  /** A TLS server on one loopback address presenting `certificate` with or without SNI. */
+  const serve = async (certificate: MintedCertificate, host: string, port = 0) => {
+    const server = createServer({ cert: certificate.pem, key: await privateKeyPem(certificate.keys.privateKey) }, (socket) => socket.end());
+    server.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve) => server.listen(port, host, () => resolve()));
+    const handle = {
+      port: (server.address() as AddressInfo).port,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+    servers.push(handle);
+    return handle;
+  };
+
+  beforeAll(async () => {
+    if (!existsSync(AGENT)) throw new Error(`${AGENT} is missing: \`npm test\` builds it first (npm run build).`);
+    t = await createTestApp();
+    admin = await login(t);
+    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
+    const token = (
+      (
+        await t.http
+          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
+          .set(bearer(admin))
+          .expect(200)
+      ).body as { token: string }
+    ).token;
+    [a, b, c, d] = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((name) => mintCertificate({ subject: `CN=${name}.sweep.test`, sans: [`${name}.sweep.test`] })),
+    );
+    ports.a = (await serve(a, '127.0.9.1')).port;
+    ports.b = (await serve(b, '127.0.9.2')).port;
+    dismissable = await serve(c, '127.0.9.4');
+    ports.c = dismissable.port;
+    const tarpit = await startTarpit('127.0.9.3');
+    servers.push(tarpit);
+    ports.tarpit = tarpit.port;
+    ports.closed = await freePort();
+
+    agent = spawn(process.execPath, [AGENT], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        SCANNER_API_URL: t.baseUrl,
+        SCANNER_TOKEN: token,
+        SCANNER_CONNECT_TIMEOUT_MS: '1000',
+        SCANNER_HANDSHAKE_TIMEOUT_MS: '1000',
+        SCANNER_NEW_WORK_POLL_MS: '200',
+        ...OUTBOUND_DENY,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    agent.stdout!.on('data', (chunk: Buffer) => (agentOutput += chunk.toString()));
+    agent.stderr!.on('data', (chunk: Buffer) => (agentOutput += chunk.toString()));
+  });
+  afterAll(async () => {
+    if (agent.exitCode === null) {
+      agent.kill('SIGKILL');
+      await new Promise((resolve) => agent.once('exit', resolve));
+    }
+    await Promise.all(servers.map((server) => server.close()));
+    await t.close();
+  });
+
+  const sweepNow = async (networkId: string) => {
+    const queued = (await t.http.post(`/api/v1/discovery/networks/${networkId}/sweeps`).set(bearer(admin)).expect(202)).body as Sweep;
+    return eventually(
+      async () => (await t.http.get(`/api/v1/discovery/sweeps/${queued.id}`).set(bearer(admin)).expect(200)).body as Sweep,
+      (sweep) => sweep.status === 'completed' || sweep.status === 'failed',
+    );
+  };
+  const inbox = async (networkId: string) =>
+    ((await t.http.get('/api/v1/discovery/inbox').query({ networkId }).set(bearer(admin)).expect(200)).body as { items: Entry[] }).items;
+  const entryAt = async (networkId: string, address: string) => (await inbox(networkId)).find((entry) => entry.address === address);
+
+  it('finds the TLS services with their certificates, counts the rest, and knows what is tracked', async () => {
+    const tracking = (
+      await t.http
+        .post('/api/v1/endpoints')
+        .set(bearer(admin))
+        .send({ name: 'b', dnsName: 'b.sweep.test', ipAddress: '127.0.9.2', port: ports.b })
+        .expect(201)
+    ).body as { id: string };
+    const network = (
+      await t.http
+        .post('/api/v1/discovery/networks')
+        .set(bearer(admin))
+        .send({ name: 'loopback', ranges: ['127.0.9.0/29'], ports: [ports.a, ports.b, ports.c, ports.tarpit, ports.closed] })
+        .expect(201)
+    ).body as { id: string };
+
+    const sweep = await sweepNow(network.id);
+    expect({ sweep, output: sweep.servicesFound === 3 ? '' : agentOutput }).toEqual({
+      sweep: expect.objectContaining({ status: 'completed', addressesTotal: 8, addressesProbed: 8, servicesFound: 3, error: null }),
+      output: '',
+    });
+    const entries = await inbox(network.id);
+    expect(entries.map((entry) => `${entry.address}:${entry.port}`).sort()).toEqual(
+      [`127.0.9.1:${ports.a}`, `127.0.9.2:${ports.b}`, `127.0.9.4:${ports.c}`].sort(),
+    );
+    const found = await entryAt(network.id, '127.0.9.1');
+    expect(found).toEqual(expect.objectContaining({ fingerprint: sha256(a), status: 'new', endpointId: null }));
+    expect(found!.hostnames).toContain('a.sweep.test');
+    expect(await entryAt(network.id, '127.0.9.2')).toEqual(
+      expect.objectContaining({ fingerprint: sha256(b), status: 'tracked', endpointId: tracking.id }),
+    );
+    await t.http
+      .get(`/api/v1/certificates/${sha256(a)}`)
+      .set(bearer(admin))
+      .expect(200);
+
+    // Promote: a working endpoint that the agent's next look at new endpoints observes.
+    const promoted = (await t.http.post(`/api/v1/discovery/inbox/${found!.id}/promote`).set(bearer(admin)).send({}).expect(201)).body as {
+      id: string;
+      dnsName: string;
+      ipAddress: string;
+      port: number;
+    };
+    expect(promoted).toEqual(expect.objectContaining({ dnsName: 'a.sweep.test', ipAddress: '127.0.9.1', port: ports.a }));
+    const observed = await eventually(
+      async () =>
+        (await t.http.get(`/api/v1/endpoints/${promoted.id}`).set(bearer(admin)).expect(200)).body as {
+          currentCertificates: { fingerprint: string }[];
+        },
+      (endpoint) => endpoint.currentCertificates.length > 0,
+    );
+    expect(observed.currentCertificates.map((certificate) => certificate.fingerprint)).toEqual([sha256(a)]);
+    expect(await entryAt(network.id, '127.0.9.1')).toEqual(expect.objectContaining({ status: 'promoted', endpointId: promoted.id }));
+
+    // Dismiss survives a re-sweep that sees the same certificate, and yields to another one.
+    const other = (await entryAt(network.id, '127.0.9.4'))!;
+    await t.http.post(`/api/v1/discovery/inbox/${other.id}/dismiss`).set(bearer(admin)).expect(200);
+    expect((await sweepNow(network.id)).status).toBe('completed');
+    expect(await entryAt(network.id, '127.0.9.4')).toEqual(expect.objectContaining({ status: 'dismissed', fingerprint: sha256(c) }));
+    await dismissable.close();
+    await serve(d, '127.0.9.4', ports.c);
+    expect((await sweepNow(network.id)).status).toBe('completed');
+    expect(await entryAt(network.id, '127.0.9.4')).toEqual(
+      expect.objectContaining({ id: other.id, status: 'new', fingerprint: sha256(d) }),
+    );
+  }, 120_000);
+
+  it('finishes in-flight probes on SIGTERM, reports how far it got, and exits cleanly', async () => {
+    // Twenty silent ports on one address: at the agent's concurrency the sweep runs for seconds.
+    const tarpits = await Promise.all(Array.from({ length: 20 }, () => startTarpit('127.0.9.5')));
+    servers.push(...tarpits);
+    const network = (
+      await t.http
+        .post('/api/v1/discovery/networks')
+        .set(bearer(admin))
+        .send({ name: 'tarpits', ranges: ['127.0.9.5'], ports: tarpits.map((tarpit) => tarpit.port) })
+        .expect(201)
+    ).body as { id: string };
+    const queued = (await t.http.post(`/api/v1/discovery/networks/${network.id}/sweeps`).set(bearer(admin)).expect(202)).body as Sweep;
+    const read = async () => (await t.http.get(`/api/v1/discovery/sweeps/${queued.id}`).set(bearer(admin)).expect(200)).body as Sweep;
+    await eventually(read, (sweep) => sweep.status === 'running');
+
+    agent.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => agent.once('exit', (exitCode) => resolve(exitCode)));
+    expect({ code, output: code === 0 ? '' : agentOutput }).toEqual({ code: 0, output: '' });
+    expect(await read()).toEqual(expect.objectContaining({ status: 'failed', error: expect.stringContaining('stopped') }));
+  }, 30_000);
+});
