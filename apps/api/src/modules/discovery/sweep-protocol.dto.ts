@@ -24,7 +24,7 @@ import {
   type TlsVersionName,
 } from '@certkeeper/domain';
 import { IsIpLiteral, IsNullableString } from '../../common/validation/decorators';
-import { RESULT_LIMITS } from '../ingest/ingest.dto';
+import { IsPresentedChain, RESULT_LIMITS } from '../ingest/ingest.dto';
 
 /** Bounds on one post of sweep reports: a sweep reports as it goes, so a post is never large in count. */
 export const SWEEP_REPORT_LIMITS = { reports: 100, findings: 5000 };
@@ -37,8 +37,6 @@ export class SweepWorkItemDto implements SweepWorkItem {
   @ApiProperty({ type: [String], description: 'Normalised: addresses, CIDR blocks and dash ranges.' }) ranges!: string[];
   @ApiProperty({ type: [Number] }) ports!: number[];
 }
-
-const CHAIN_RULE = `chain must be an array of 1 to ${RESULT_LIMITS.chain} PEM strings`;
 
 export class SweepFindingDto implements SweepFinding {
   @ApiProperty({ description: 'An IP address of the sweep.' })
@@ -58,10 +56,7 @@ export class SweepFindingDto implements SweepFinding {
   reverseName!: string | null;
 
   @ApiProperty({ type: [String], description: 'PEM blocks, leaf first, as presented.' })
-  @MaxLength(RESULT_LIMITS.pem, { each: true, message: CHAIN_RULE })
-  @IsString({ each: true, message: CHAIN_RULE })
-  @ArrayMaxSize(RESULT_LIMITS.chain, { message: CHAIN_RULE })
-  @IsArray({ message: CHAIN_RULE })
+  @IsPresentedChain()
   chain!: string[];
 
   @ApiProperty({ enum: TLS_VERSIONS, nullable: true })

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -156,6 +157,16 @@ class ScanResultBaseDto {
 
 const CHAIN_RULE = `chain must be an array of at most ${RESULT_LIMITS.chain} PEM strings`;
 
+/** A presented chain as agents report it, from a scan or a sweep: PEM strings, bounded in count and size. */
+export function IsPresentedChain(): PropertyDecorator {
+  return applyDecorators(
+    MaxLength(RESULT_LIMITS.pem, { each: true, message: CHAIN_RULE }),
+    IsString({ each: true, message: CHAIN_RULE }),
+    ArrayMaxSize(RESULT_LIMITS.chain, { message: CHAIN_RULE }),
+    IsArray({ message: CHAIN_RULE }),
+  );
+}
+
 export class HostScanResultDto extends ScanResultBaseDto implements HostScanResult {
   @ApiProperty({ enum: ['host'] }) @IsIn(['host']) type!: 'host';
   @ApiProperty({ type: String, nullable: true })
@@ -178,10 +189,7 @@ export class HostScanResultDto extends ScanResultBaseDto implements HostScanResu
   authorizationError!: string | null;
   @ApiProperty({ type: [String], description: 'PEM blocks, leaf first, as presented.' })
   @WhenSuccessIs(true, (chain) => Array.isArray(chain) && chain.length > 0, 'a successful host result must carry the presented chain')
-  @MaxLength(RESULT_LIMITS.pem, { each: true, message: CHAIN_RULE })
-  @IsString({ each: true, message: CHAIN_RULE })
-  @ArrayMaxSize(RESULT_LIMITS.chain, { message: CHAIN_RULE })
-  @IsArray({ message: CHAIN_RULE })
+  @IsPresentedChain()
   chain!: string[];
   /** Absent reads as null. */
   @ApiPropertyOptional({ type: TlsProfileReportDto, nullable: true })
