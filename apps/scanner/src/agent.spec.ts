@@ -66,6 +66,8 @@ describe('Agent', () => {
       config = { ...config, scanConcurrency: 4, scanCronExpression: '*/5 * * * *' };
       await new Promise((resolve) => setTimeout(resolve, 60));
       expect(logged).toContain('configuration changed');
+      // The start-up poll's cycle must be over, or its probes count towards the next cycle's peak.
+      while (!logged.includes('cycle finished')) await new Promise((resolve) => setTimeout(resolve, 5));
       peak = 0;
       await agent.runOnce();
       expect(peak).toBe(4);
