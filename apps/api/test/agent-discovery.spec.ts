@@ -88,14 +88,27 @@ describe('the real agent sweeping a network', () => {
     [a, b, c, d] = await Promise.all(
       ['a', 'b', 'c', 'd'].map((name) => mintCertificate({ subject: `CN=${name}.sweep.test`, sans: [`${name}.sweep.test`] })),
     );
-    ports.a = (await serve(a, '127.0.9.1')).port;
-    ports.b = (await serve(b, '127.0.9.2')).port;
-    dismissable = await serve(c, '127.0.9.4');
+    // Each server listens on its own address, so the kernel may hand two of them the same port:
+    // the network's port list must hold five distinct ports for the counts below to mean anything.
+    const taken = new Set<number>();
+    const distinctPort = async <T extends { port: number; close(): Promise<void> }>(open: () => Promise<T>): Promise<T> => {
+      for (;;) {
+        const handle = await open();
+        if (!taken.has(handle.port)) {
+          taken.add(handle.port);
+          return handle;
+        }
+        await handle.close();
+      }
+    };
+    ports.a = (await distinctPort(() => serve(a, '127.0.9.1'))).port;
+    ports.b = (await distinctPort(() => serve(b, '127.0.9.2'))).port;
+    dismissable = await distinctPort(() => serve(c, '127.0.9.4'));
     ports.c = dismissable.port;
-    const tarpit = await startTarpit('127.0.9.3');
+    const tarpit = await distinctPort(() => startTarpit('127.0.9.3'));
     servers.push(tarpit);
     ports.tarpit = tarpit.port;
-    ports.closed = await freePort();
+    ports.closed = (await distinctPort(async () => ({ port: await freePort(), close: async () => undefined }))).port;
 
     agent = spawn(process.execPath, [AGENT], {
       env: {
