@@ -1,10 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { SWEEP_QUIET_LIMIT_MS, SweepsService } from '../src/modules/discovery/sweeps.service';
 import { MINUTE } from './support/fake-clock';
 import { hostScanResult } from './support/scan-results';
 import { bearer, createScanner, createTestApp, createUser, login, type TestApp } from './support/test-app';
+import { databaseUrl } from './support/test-database';
 
 const fingerprintOf = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
 
@@ -255,6 +257,48 @@ describe('discovery sweeps and the inbox', () => {
     await t.http.post(`/api/v1/discovery/networks/${network.id}/sweeps`).set(bearer(operator.token)).expect(202);
     for (const query of ['status=open', 'networkId=nope', 'limit=0', 'limit=501', 'offset=-1', 'extra=1']) {
       await t.http.get(`/api/v1/discovery/inbox?${query}`).set(bearer(admin)).expect(400);
+    }
+  });
+
+  it('make a claim or a report racing a network delete wait for it and answer 404, never deadlock', async () => {
+    const deleting = new Client({ connectionString: databaseUrl(t.databaseName) });
+    await deleting.connect();
+    const waitingForLock = async () => {
+      for (let tries = 0; tries < 200; tries += 1) {
+        const [{ waiting }] = await t.app
+          .get(DataSource)
+          .query<{ waiting: number }[]>(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+        if (waiting > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('the request never waited for the network lock');
+    };
+    try {
+      for (const step of ['claim', 'report'] as const) {
+        const network = await createNetwork(['10.9.6.1']);
+        const sweep = await requestSweep(network.id);
+        if (step === 'report') await start(scanner.token, sweep.id).expect(200);
+        // A network delete begins: it holds the network's row, and its cascade will want the sweep's.
+        await deleting.query('BEGIN');
+        await deleting.query('SELECT id FROM discovery_networks WHERE id = $1 FOR UPDATE', [network.id]);
+        const racing =
+          step === 'claim'
+            ? start(scanner.token, sweep.id).then((response) => response.status)
+            : t.http
+                .post('/api/v1/scanner/sweep-reports')
+                .set(bearer(scanner.token))
+                .send({ reports: [batch(sweep.id, { addressesProbed: 1 })] })
+                .then((response) => (response.body as { reports: { code?: number }[] }).reports[0].code);
+        await waitingForLock();
+        // Locking the sweep before the network would deadlock here (and PostgreSQL abort one side).
+        await deleting.query('DELETE FROM discovery_networks WHERE id = $1', [network.id]);
+        await deleting.query('COMMIT');
+        expect(await racing).toBe(404);
+      }
+    } finally {
+      await deleting.end();
     }
   });
 

@@ -33,7 +33,10 @@ export class NetworksRepository {
   }
 
   /** @throws DuplicateNetworkNameError */
-  async insert(record: NetworkRecord, transaction: Transaction): Promise<DiscoveryNetworkEntity> {
+  async insert(
+    record: NetworkRecord & Pick<DiscoveryNetworkEntity, 'createdAt'>,
+    transaction: Transaction,
+  ): Promise<DiscoveryNetworkEntity> {
     try {
       const repository = this.networks(transaction);
       return await repository.save(repository.create(record));

@@ -1,6 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { parseNetworkPorts, parseNetworkRanges } from '@certkeeper/domain';
 import type { Transaction } from '../../database/transaction';
+import { Clock } from '../../common/clock';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { DEFAULT_NETWORK_SCAN_CRON, type DiscoveryNetworkEntity } from './network.entity';
 import type { NetworkInputDto, PatchNetworkDto } from './networks.dto';
@@ -14,6 +15,7 @@ export class NetworksService {
     private readonly networks: NetworksRepository,
     private readonly sweeps: SweepsRepository,
     private readonly audit: AuditService,
+    private readonly clock: Clock,
   ) {}
 
   listNetworks(): Promise<DiscoveryNetworkEntity[]> {
@@ -29,7 +31,9 @@ export class NetworksService {
   /** Without `scannerId` the current default scanner's id is stored. */
   createNetwork(dto: NetworkInputDto, actor: ActorContext): Promise<DiscoveryNetworkEntity> {
     return this.networks.inTransaction(async (transaction) => {
-      const network = await this.networks.insert(await this.fullRecord(dto, transaction), transaction).catch(mapDuplicateName);
+      // Created at the application's time: the cron schedule counts its slots from it (SweepsService.queueDueSweeps).
+      const record = { ...(await this.fullRecord(dto, transaction)), createdAt: this.clock.now() };
+      const network = await this.networks.insert(record, transaction).catch(mapDuplicateName);
       await this.audit.record(
         actor,
         { action: 'network:create', targetType: 'network', targetId: network.id, details: { name: network.name } },

@@ -8,8 +8,10 @@ import {
   type SweepWorkItem,
 } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
+import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { InboxService } from './inbox.service';
+import type { DiscoveryNetworkEntity } from './network.entity';
 import type { DiscoverySweepEntity } from './sweep.entity';
 import { SweepsRepository } from './sweeps.repository';
 
@@ -92,15 +94,32 @@ export class SweepsService {
    */
   claim(scannerId: string, sweepId: string): Promise<{ ok: true; work: SweepWorkItem } | { ok: false; refusal: Refusal }> {
     return this.sweeps.inTransaction(async (transaction) => {
-      const sweep = await this.sweeps.lockById(sweepId, transaction);
-      const refusal = ownershipRefusal(sweep, scannerId) ?? (sweep!.status === 'queued' ? null : notRunnable(sweep!, 'queued'));
+      const locked = await this.lockSweepAndNetwork(sweepId, transaction);
+      const refusal =
+        ownershipRefusal(locked?.sweep ?? null, scannerId) ??
+        (locked!.sweep.status === 'queued' ? null : notRunnable(locked!.sweep, 'queued'));
       if (refusal) return { ok: false as const, refusal };
-      const network = (await this.sweeps.lockNetwork(sweep!.networkId, transaction))!;
+      const { network } = locked!;
       const addressesTotal = addressCountOf(network);
       await this.sweeps.start(sweepId, { ranges: network.ranges, ports: network.ports, addressesTotal }, this.clock.now(), transaction);
       this.logger.log(`Sweep ${sweepId} of network ${network.id} started by scanner ${scannerId} (${addressesTotal} addresses).`);
       return { ok: true as const, work: { sweepId, networkId: network.id, ranges: network.ranges, ports: network.ports } };
     });
+  }
+
+  /**
+   * Locks a sweep's network, then the sweep: the order a network delete takes them (the network,
+   * then its sweeps by cascade), so a claim or report racing a delete waits instead of deadlocking.
+   * Null when the sweep is gone (a network delete takes its sweeps with it).
+   */
+  private async lockSweepAndNetwork(
+    sweepId: string,
+    transaction: Transaction,
+  ): Promise<{ sweep: DiscoverySweepEntity; network: DiscoveryNetworkEntity } | null> {
+    const unlocked = await this.sweeps.findById(sweepId, transaction);
+    const network = unlocked === null ? null : await this.sweeps.lockNetwork(unlocked.networkId, transaction);
+    const sweep = network === null ? null : await this.sweeps.lockById(sweepId, transaction);
+    return sweep === null || network === null ? null : { sweep, network };
   }
 
   /** Each report on its own: a refused one never blocks the others, a repeated one changes nothing. */
@@ -113,7 +132,7 @@ export class SweepsService {
   private applyReport(scannerId: string, report: SweepReport): Promise<SweepReportOutcome> {
     const ids = { reportId: report.reportId, sweepId: report.sweepId };
     return this.sweeps.inTransaction(async (transaction) => {
-      const sweep = await this.sweeps.lockById(report.sweepId, transaction);
+      const sweep = (await this.lockSweepAndNetwork(report.sweepId, transaction))?.sweep ?? null;
       const refused = ownershipRefusal(sweep, scannerId);
       if (refused) return { ...ids, status: 'rejected' as const, ...refused };
       // Under the sweep's row lock, so a report and its retry cannot both pass this check.
