@@ -2,6 +2,9 @@
 // `typecheck` target's job), with the decorator metadata NestJS needs.
 const path = require('node:path');
 
+const ESM_ONLY_PACKAGES = ['openid-client', 'oauth4webapi', 'jose', 'oidc-provider'];
+const ESM_ONLY_PATTERN = `/node_modules/(${ESM_ONLY_PACKAGES.join('|')})/.+\\.js$`;
+
 module.exports = {
   testEnvironment: 'node',
   transform: {
@@ -19,7 +22,14 @@ module.exports = {
         module: { type: 'commonjs' },
       },
     ],
+    // The ESM-only packages the API and its tests load (docs/decisions/0008-openid-connect.md):
+    // Jest's module system cannot require() ES modules on Node 20, so SWC rewrites them to CommonJS.
+    [ESM_ONLY_PATTERN]: [
+      '@swc/jest',
+      { swcrc: false, jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@certkeeper/domain$': path.join(__dirname, 'libs/domain/src/index.ts'),

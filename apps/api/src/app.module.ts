@@ -15,11 +15,14 @@ import { AuthModule } from './modules/auth/auth.module';
 import { BootstrapModule } from './modules/bootstrap/bootstrap.module';
 import { CalendarModule } from './modules/calendar/calendar.module';
 import { CertificatesModule } from './modules/certificates/certificates.module';
+import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { DiscoveryModule } from './modules/discovery/discovery.module';
 import { EndpointsModule } from './modules/endpoints/endpoints.module';
 import { HealthModule } from './modules/health/health.module';
 import { IngestModule } from './modules/ingest/ingest.module';
 import { MaintenanceModule } from './modules/maintenance/maintenance.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
+import { OidcModule } from './modules/oidc/oidc.module';
 import { ScannersModule } from './modules/scanners/scanners.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TemplatesModule } from './modules/templates/templates.module';
@@ -71,6 +74,9 @@ export class AppModule {
         TrustModule,
         MaintenanceModule,
         CalendarModule,
+        MetricsModule,
+        DashboardModule,
+        OidcModule,
         HealthModule,
         BootstrapModule,
       ],

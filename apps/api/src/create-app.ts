@@ -9,9 +9,13 @@ import { assignRequestId } from './common/http/request-id';
 import { securityHeaders } from './common/http/security-headers';
 import { createValidationPipe } from './common/validation/validation-pipe';
 import type { AppConfig } from './config/app-config';
+import { AppMetrics } from './modules/metrics/app-metrics';
+import { httpMetricsMiddleware } from './modules/metrics/http-metrics';
 import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
 
 export const API_PREFIX = 'api/v1';
+/** Served at the root, outside API_PREFIX: `/metrics`, where Prometheus scrapes by default (docs/api-contract.md section 12). */
+export const UNPREFIXED_PATHS = ['metrics'];
 
 export interface CreateAppOptions {
   logger?: LoggerService | false;
@@ -25,13 +29,15 @@ export interface CreateAppOptions {
  * versioned prefix and validation. Shared by the server, tests and tools. Bodies are read later,
  * by BodyParsingInterceptor, once the guard has accepted the token.
  */
-export function configureHttpPipeline(app: NestExpressApplication, config: Pick<AppConfig, 'publicUrl'>): void {
+export function configureHttpPipeline(app: NestExpressApplication, config: Pick<AppConfig, 'publicUrl' | 'trustProxy'>): void {
   app.disable('x-powered-by');
+  // Which proxies may name the client's address, for the per-address sign-in limits (TRUST_PROXY).
+  app.set('trust proxy', config.trustProxy ?? false);
   app.use(assignRequestId);
   app.use(accessLog);
   app.use(securityHeaders(config.publicUrl));
   app.use(refuseNulInUrl);
-  app.setGlobalPrefix(API_PREFIX);
+  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED_PATHS });
   app.useGlobalPipes(createValidationPipe());
 }
 
@@ -42,6 +48,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     abortOnError: false,
     preview: options.preview,
   });
+  // First of all middleware, so every response is counted, refusals before routing included.
+  if (!options.preview) app.use(httpMetricsMiddleware(app.get(AppMetrics)));
   configureHttpPipeline(app, config);
   serveOpenApi(app, buildOpenApiDocument(app));
   return app;

@@ -108,7 +108,7 @@ describe('the real agent sweeping a network', () => {
     const tarpit = await distinctPort(() => startTarpit('127.0.9.3'));
     servers.push(tarpit);
     ports.tarpit = tarpit.port;
-    ports.closed = (await distinctPort(async () => ({ port: await freePort(), close: async () => undefined }))).port;
+    ports.closed = (await distinctPort(async () => ({ port: await freePort(), close: () => Promise.resolve() }))).port;
 
     agent = spawn(process.execPath, [AGENT], {
       env: {

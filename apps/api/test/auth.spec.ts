@@ -1,4 +1,4 @@
-import { scryptSync } from 'node:crypto';
+import { randomUUID, scryptSync } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { DataSource } from 'typeorm';
 import { createScanner, createTestApp, createUser, bearer, login, ADMIN_EMAIL, ADMIN_PASSWORD, type TestApp } from './support/test-app';
@@ -87,17 +87,29 @@ describe('authentication', () => {
       expect(response.headers['www-authenticate']).toBe('Bearer');
     });
 
-    it('refuses a token signed with another secret, or carrying no expiry', async () => {
-      const me = await t.http
-        .get('/api/v1/me')
-        .set(bearer(await login(t)))
-        .expect(200);
-      const claims = { sub: (me.body as { id: string }).id, iss: 'certkeeper', aud: 'certkeeper-api' };
+    it('refuses a token signed with another secret, carrying no expiry, or naming no live session', async () => {
+      const token = await login(t);
+      const { sid } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sid: string };
+      const me = await t.http.get('/api/v1/me').set(bearer(token)).expect(200);
+      const claims = { sub: (me.body as { id: string }).id, sid, iss: 'certkeeper', aud: 'certkeeper-api' };
       const now = Math.floor(t.clock.now().getTime() / 1000);
       const forged = sign({ ...claims, iat: now, exp: now + 3600 }, 'some-other-secret-of-enough-length!!');
       await t.http.get('/api/v1/me').set(bearer(forged)).expect(401);
       const eternal = sign({ ...claims, iat: now }, t.config.jwtSecret);
       await t.http.get('/api/v1/me').set(bearer(eternal)).expect(401);
+      // Signed with the real secret, but for a session that never existed, or none at all.
+      const noSession = sign({ ...claims, sid: randomUUID(), iat: now, exp: now + 3600 }, t.config.jwtSecret);
+      await t.http.get('/api/v1/me').set(bearer(noSession)).expect(401);
+      const { sid: _omitted, ...sessionless } = claims;
+      await t.http
+        .get('/api/v1/me')
+        .set(bearer(sign({ ...sessionless, iat: now, exp: now + 3600 }, t.config.jwtSecret)))
+        .expect(401);
+      // The same claims with the live session: the refusals above were for what they changed.
+      await t.http
+        .get('/api/v1/me')
+        .set(bearer(sign({ ...claims, iat: now, exp: now + 3600 }, t.config.jwtSecret)))
+        .expect(200);
     });
   });
 
@@ -130,7 +142,7 @@ describe('authentication', () => {
   });
 
   describe('disabling a user', () => {
-    it('revokes their JWT and API keys at once', async () => {
+    it('revokes their JWT and API keys at once; enabling them again brings back the keys, not the sessions', async () => {
       const operator = await createUser(t, 'operator');
       const key = await t.http.post('/api/v1/me/api-keys').set(bearer(operator.token)).send({ name: 'ci' }).expect(201);
       const apiKey = (key.body as { key: string }).key;
@@ -144,7 +156,12 @@ describe('authentication', () => {
       await t.http.get('/api/v1/me').set(bearer(apiKey)).expect(401);
 
       await t.http.put(`/api/v1/users/${operator.id}`).set(bearer(adminToken)).send({ disabled: false }).expect(200);
-      await t.http.get('/api/v1/me').set(bearer(operator.token)).expect(200);
+      await t.http.get('/api/v1/me').set(bearer(operator.token)).expect(401);
+      await t.http.get('/api/v1/me').set(bearer(apiKey)).expect(200);
+      await t.http
+        .get('/api/v1/me')
+        .set(bearer(await login(t, operator.email, operator.password)))
+        .expect(200);
     });
 
     it('demoting a user takes effect on their existing token', async () => {

@@ -62,7 +62,16 @@ describe('OpenAPI description', () => {
 
   it('declares the bearer scheme with 401 and 403 on every protected operation, none on public ones, and plain-text errors everywhere', () => {
     expect(document.security).toEqual([{ bearer: [] }]);
-    const publicRoutes = ['POST /api/v1/auth/login', 'GET /api/v1/health', 'GET /api/v1/calendar/u/{token}/{file}'];
+    const publicRoutes = [
+      'POST /api/v1/auth/login',
+      'GET /api/v1/health',
+      'GET /api/v1/calendar/u/{token}/{file}',
+      // OIDC sign-in (docs/api-contract.md section 9).
+      'GET /api/v1/auth/oidc',
+      'GET /api/v1/auth/oidc/login',
+      'GET /api/v1/auth/oidc/callback',
+      'POST /api/v1/auth/oidc/exchange',
+    ];
     for (const { route, op } of operations()) {
       if (publicRoutes.includes(route)) {
         expect({ route, security: op.security }).toEqual({ route, security: [] });

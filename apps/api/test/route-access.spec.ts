@@ -22,13 +22,17 @@ describe('route access', () => {
     expect([...declared].filter(([, access]) => access === undefined).map(([route]) => route)).toEqual([]);
   });
 
-  it('makes public only the routes docs/api-contract.md section 2 lists', () => {
+  it('makes public only the routes docs/api-contract.md sections 2 and 9 list', () => {
     const publicDeclared = [...declaredRoutes(t)].filter(([, access]) => access?.kind === 'public').map(([route]) => route);
     expect(publicDeclared.sort()).toEqual([
+      'GET /api/v1/auth/oidc',
+      'GET /api/v1/auth/oidc/callback',
+      'GET /api/v1/auth/oidc/login',
       'GET /api/v1/calendar/u/:token',
       'GET /api/v1/calendar/u/:token/*file',
       'GET /api/v1/health',
       'POST /api/v1/auth/login',
+      'POST /api/v1/auth/oidc/exchange',
     ]);
   });
 
@@ -56,7 +60,8 @@ describe('route access', () => {
       if (access?.kind !== 'permission') continue;
       const url = concrete(route.path);
       const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-      for (const role of ROLES.filter((r) => !ROLE_PERMISSIONS[r].has(access.permission))) {
+      // A route naming several permissions needs all of them: a role lacking any one is refused.
+      for (const role of ROLES.filter((r) => !access.permissions.every((permission) => ROLE_PERMISSIONS[r].has(permission)))) {
         const response = await t.http[method](url).set(bearer(tokens[role])).send({});
         if (response.status !== 403) failures.push(`${route.method} ${route.path} as ${role}: ${response.status}`);
       }

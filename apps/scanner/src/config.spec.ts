@@ -10,7 +10,32 @@ describe('parseScannerEnvironment', () => {
       handshakeTimeoutMs: 10_000,
       newWorkPollMs: 60_000,
       outboundDeny: OutboundDenyList.DEFAULT,
+      metrics: null,
     });
+  });
+
+  it('serves metrics only with SCANNER_METRICS_PORT, on loopback unless SCANNER_METRICS_HOST says otherwise', () => {
+    const env = { SCANNER_API_URL: 'http://api', SCANNER_TOKEN: 'stx_s_abc' };
+    expect(parseScannerEnvironment({ ...env, SCANNER_METRICS_HOST: '0.0.0.0' }).metrics).toBeNull();
+    expect(parseScannerEnvironment({ ...env, SCANNER_METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(parseScannerEnvironment({ ...env, SCANNER_METRICS_PORT: '9464', SCANNER_METRICS_HOST: '::' }).metrics).toEqual({
+      host: '::',
+      port: 9464,
+    });
+    expect(parseScannerEnvironment({ ...env, SCANNER_METRICS_PORT: '9464', SCANNER_METRICS_HOST: 'scanner.internal' }).metrics).toEqual({
+      host: 'scanner.internal',
+      port: 9464,
+    });
+    try {
+      parseScannerEnvironment({ ...env, SCANNER_METRICS_PORT: '70000', SCANNER_METRICS_HOST: 'not a host' });
+      throw new Error('expected a configuration error');
+    } catch (error) {
+      expect((error as ScannerConfigurationError).problems).toEqual([
+        'SCANNER_METRICS_PORT: must be a TCP port from 1 to 65535',
+        'SCANNER_METRICS_HOST: must be an IP address or a host name to listen on',
+      ]);
+    }
+    expect(() => parseScannerEnvironment({ ...env, SCANNER_METRICS_PORT: '0' })).toThrow('SCANNER_METRICS_PORT');
   });
 
   it('reads OUTBOUND_DENY, the default list when unset, and names it without its value when bad', () => {

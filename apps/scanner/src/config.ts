@@ -1,4 +1,5 @@
 import { accept, type Env, EnvironmentReader, integerFrom, refuse, urlWith } from '@certkeeper/domain';
+import { isIP } from 'node:net';
 import { OutboundDenyList, parseOutboundDeny } from '@certkeeper/net';
 
 export interface ScannerConfig {
@@ -11,6 +12,8 @@ export interface ScannerConfig {
   newWorkPollMs: number;
   /** OUTBOUND_DENY: addresses no probe may reach (the API itself is not a probe target). */
   outboundDeny: OutboundDenyList;
+  /** SCANNER_METRICS_PORT and SCANNER_METRICS_HOST: where to serve `GET /metrics`; null (the default) serves nothing. */
+  metrics: { host: string; port: number } | null;
 }
 
 /** The agent's configuration errors are the shared kind, under the agent's own heading. */
@@ -18,8 +21,13 @@ export { ConfigurationError as ScannerConfigurationError } from '@certkeeper/dom
 
 const SCANNER_TOKEN_PREFIX = 'stx_s_';
 const milliseconds = integerFrom(100, 600_000, 'a whole number of milliseconds');
+const DNS_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
-/** Reads SCANNER_API_URL, SCANNER_TOKEN, the deadlines and OUTBOUND_DENY, naming every problem at once (never a value). */
+function listenAddress(raw: string) {
+  return isIP(raw) !== 0 || DNS_NAME.test(raw) ? accept(raw) : refuse('must be an IP address or a host name to listen on');
+}
+
+/** Reads SCANNER_API_URL, SCANNER_TOKEN, the deadlines, OUTBOUND_DENY and the metrics listener, naming every problem at once (never a value). */
 export function parseScannerEnvironment(env: Env): ScannerConfig {
   const reader = new EnvironmentReader(env);
   const apiUrl = reader.require(
@@ -39,6 +47,9 @@ export function parseScannerEnvironment(env: Env): ScannerConfig {
   const handshakeTimeoutMs = reader.read('SCANNER_HANDSHAKE_TIMEOUT_MS', milliseconds, 10_000);
   const newWorkPollMs = reader.read('SCANNER_NEW_WORK_POLL_MS', milliseconds, 60_000);
   const outboundDeny = reader.read('OUTBOUND_DENY', parseOutboundDeny, OutboundDenyList.DEFAULT);
+  const metricsPort = reader.read('SCANNER_METRICS_PORT', integerFrom(1, 65_535, 'a TCP port'), null);
+  // Loopback by default: the endpoint has no authentication. Read even without a port, so a typo is still reported.
+  const metricsHost = reader.read('SCANNER_METRICS_HOST', listenAddress, '127.0.0.1');
   reader.finish('Invalid scanner configuration');
   return {
     apiUrl: (apiUrl as string).replace(/\/+$/, ''),
@@ -47,5 +58,6 @@ export function parseScannerEnvironment(env: Env): ScannerConfig {
     handshakeTimeoutMs,
     newWorkPollMs,
     outboundDeny,
+    metrics: metricsPort === null ? null : { host: metricsHost, port: metricsPort },
   };
 }

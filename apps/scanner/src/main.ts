@@ -5,6 +5,7 @@ import { ScannerApiClient } from './api-client';
 import { parseScannerEnvironment, type ScannerConfig, ScannerConfigurationError } from './config';
 import { SweepRunner, sweepProbeDeadlines } from './discovery/sweep-runner';
 import { jsonLog } from './log';
+import { AgentMetrics, type MetricsServer, serveMetrics } from './metrics';
 import { probeHost } from './probes/host-probe';
 import { probeSaml } from './probes/saml-probe';
 import { profileTls } from './probes/tls-profile';
@@ -44,9 +45,12 @@ async function main(): Promise<void> {
   }
   const client = new ScannerApiClient(config.apiUrl, config.token);
   const guard = new OutboundGuard(config.outboundDeny);
+  // Read at scrape time only, once the agent exists.
+  const metrics: AgentMetrics | null = config.metrics ? new AgentMetrics((): number => agent.pendingResults) : null;
+  const probeEndpoint = prober(config, guard);
   const agent = new Agent({
     client,
-    probe: prober(config, guard),
+    probe: metrics ? metrics.instrument(probeEndpoint) : probeEndpoint,
     // Reverse DNS: the default lookup, with its own deadline.
     sweeps: new SweepRunner({ client, log: jsonLog, probeOptions: { guard, ...sweepProbeDeadlines(config) } }),
     log: jsonLog,
@@ -59,9 +63,25 @@ async function main(): Promise<void> {
     process.exit(report !== null && report.pending === 0 ? 0 : 1);
   }
 
+  let metricsServer: MetricsServer | null = null;
+  if (metrics && config.metrics) {
+    try {
+      metricsServer = await serveMetrics(metrics.registry, config.metrics.host, config.metrics.port);
+    } catch (error) {
+      process.stderr.write(
+        `cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      process.exit(2);
+    }
+    jsonLog('info', 'serving metrics', { host: config.metrics.host, port: metricsServer.address.port });
+  }
+
   const stop = (signal: string) => {
     jsonLog('info', `received ${signal}; finishing in-flight work`);
-    void agent.stop().then(() => process.exit(0));
+    void agent
+      .stop()
+      .then(() => metricsServer?.close())
+      .then(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

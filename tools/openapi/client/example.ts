@@ -35,11 +35,15 @@ export async function listHostEndpoints(
   credentials: { email: string; password: string },
   filter: HostEndpointFilter = {},
 ): Promise<HostEndpointListing> {
-  const anonymous = createClient<paths>({ baseUrl });
+  // The list routes also answer text/csv (docs/api-contract.md section 11); this program reads JSON, and errors are plain text.
+  const anonymous = createClient<paths, 'application/json' | 'text/plain'>({ baseUrl });
   const login = await anonymous.POST('/api/v1/auth/login', { body: credentials });
   if (!login.data) throw new Error(`Sign-in failed (${login.response.status}): ${String(login.error).trim()}`);
 
-  const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${login.data.token}` } });
+  const client = createClient<paths, 'application/json' | 'text/plain'>({
+    baseUrl,
+    headers: { Authorization: `Bearer ${login.data.token}` },
+  });
   const endpoints: Endpoint[] = [];
   let totalCount = 0;
   do {

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * List audit entries
-         * @description Needs `audit:view`. Who changed what and in which request, newest first, optionally only one `action` or one `targetId`. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50).
+         * @description Needs `audit:view`. Who changed what and in which request, newest first, optionally only one `action` or one `targetId`. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching entry in the same order, without `details`.
          */
         get: operations["listAuditEntries"];
         put?: never;
@@ -55,9 +55,109 @@ export interface paths {
         put?: never;
         /**
          * Sign in with e-mail and password
-         * @description Public. Answers a JWT to send as `Authorization: Bearer <token>`, its expiry (12 hours after sign-in unless `JWT_TTL` says otherwise) and the signed-in user. An unknown e-mail, a wrong password and a disabled account all get the same 401.
+         * @description Public. Answers a JWT to send as `Authorization: Bearer <token>`, its expiry (12 hours after sign-in unless `JWT_TTL` says otherwise) and the signed-in user. An unknown e-mail, a wrong password and a disabled account all get the same 401. Ten failures for one e-mail address, or a hundred from one client address, within 15 minutes answer 429 with `Retry-After` (even for the right password) until the window has passed; a success resets the account's count.
          */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Needs `self:access`. Ends the session of the calling JWT: from now on that token gets 401, on every replica. Other sessions of the same user are untouched. 400 when called with an API key (delete the key instead).
+         */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether OIDC sign-in is offered
+         * @description Public. What the sign-in page needs to show the OIDC button: whether it is enabled, its label and where it leads.
+         */
+        get: operations["getOidcStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish an OIDC sign-in (the redirect_uri)
+         * @description Public; the identity provider sends the browser here. Checks the flow cookie and `state`, refuses a replayed response on every replica, exchanges the code and verifies the ID token (signature from the JWKS, `iss`, `aud`, `exp`, `nonce`), then finds the user by the provider's subject, else by e-mail when `email_verified` is true, else creates one with the role from `roleMapping`/`defaultRole` (audit `user:create`); with `roleClaim` set the role is recomputed (audit `user:update`; the last enabled administrator is never demoted). Answers 302 to `{PUBLIC_URL}/login/oidc?code=<one-time code>` (plus `&redirect=` when the sign-in began with one); the code is valid 60 seconds, once. Clears the flow cookie.
+         */
+        get: operations["finishOidcLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a one-time sign-in code for a session
+         * @description Public. Redeems the code from `/login/oidc?code=` once and answers the same body as `POST /auth/login`. An unknown, used or expired code is 401; a user disabled since the sign-in is 403.
+         */
+        post: operations["exchangeOidcCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an OIDC sign-in
+         * @description Public. Answers 302 to the identity provider's authorization endpoint (authorization code flow, PKCE S256, `state`, `nonce`) and sets the flow cookie: the flow state sealed with the ENCRYPTION_KEY (encrypted and authenticated), HttpOnly, SameSite=Lax, Path=/api/v1/auth/oidc, Secure when PUBLIC_URL (or the request) is https, valid 10 minutes. Any replica with the same ENCRYPTION_KEY finishes the flow. The redirect_uri is `{PUBLIC_URL}/api/v1/auth/oidc/callback`, or the request's own protocol and Host when PUBLIC_URL is not set. 400 when `redirect` is not a path on this site, 404 when OIDC sign-in is not enabled, 502 when the provider cannot be reached within 10 seconds.
+         */
+        get: operations["startOidcLogin"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -93,7 +193,7 @@ export interface paths {
         };
         /**
          * List certificates
-         * @description Needs `certs:view`. Every stored certificate, soonest `notAfter` first, filtered by `q` (a fingerprint prefix, or part of the common name or a SAN), `isCa`, `selfSigned` and `expired`. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches.
+         * @description Needs `certs:view`. Every stored certificate, soonest `notAfter` first, filtered by `q` (a fingerprint prefix, or part of the common name or a SAN), `isCa`, `selfSigned` and `expired`. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches. As CSV (`Accept: text/csv` or `format=csv`): every match in the same order.
          */
         get: operations["listCertificates"];
         put?: never;
@@ -117,7 +217,7 @@ export interface paths {
         };
         /**
          * List the certificates current on endpoints
-         * @description Needs `certs:view`. One row per current (endpoint, certificate) link, soonest expiry first, disabled and scan-exempt endpoints included; filters `type` (of the endpoint), `tag` (repeatable; any of them matches) and `certUse`. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches.
+         * @description Needs `certs:view`. One row per current (endpoint, certificate) link, soonest expiry first, disabled and scan-exempt endpoints included; filters `type` (of the endpoint), `tag` (repeatable; any of them matches) and `certUse`. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches. As CSV (`Accept: text/csv` or `format=csv`): every match in the same order.
          */
         get: operations["listActiveCertificates"];
         put?: never;
@@ -137,7 +237,7 @@ export interface paths {
         };
         /**
          * List certificates expiring soon
-         * @description Needs `certs:view`. The rows of `GET /api/v1/certificates/active` whose certificate has at most `days` days remaining (0 to 3650, default 30); expired ones are always included, with a negative `daysRemaining`. Same filters, window and `X-Total-Count`.
+         * @description Needs `certs:view`. The rows of `GET /api/v1/certificates/active` whose certificate has at most `days` days remaining (0 to 3650, default 30); expired ones are always included, with a negative `daysRemaining`. Same filters, window, `X-Total-Count` and CSV form.
          */
         get: operations["listExpiringCertificates"];
         put?: never;
@@ -232,6 +332,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's dashboard
+         * @description Needs `endpoints:view` and `certs:view`. Counts and three panels over the caller's scope: endpoints sharing a tag with their tag subscriptions (all endpoints when they have none), as for e-mail alerts and the calendar feed; `scope=all` ignores the subscriptions. `counts`: endpoints in scope, by type, with a scan error (`errorSince` set) and stale; current links (the rows of `GET /certificates/active`) in scope, expired ones (notAfter <= now), and per configured alert threshold the links not yet expired with `daysRemaining` <= the threshold (largest threshold first). Panels of at most `limit` rows (1 to 100, default 10): `errorEndpoints`, oldest error first; `expiringCertificates`, active rows whose `daysRemaining` is at most the largest threshold, expired first then soonest; `staleScans`, enabled, not scan-exempt host and saml endpoints whose last scan (their creation when never scanned) is more than `staleHours` (1 to 8760, default 48) old, stalest first. Each count covers the whole of its panel. A bad `scope`, `limit` or `staleHours` is 400.
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/discovery/inbox": {
         parameters: {
             query?: never;
@@ -241,7 +361,7 @@ export interface paths {
         };
         /**
          * List the discovery inbox
-         * @description Needs `discovery:view`. One entry per (network, address, port) a sweep found a TLS service at, newest first, with its certificate and a status: `new`, `tracked` (a host endpoint on the port names the address or last reached it), `promoted` or `dismissed`. Filters `status`, `networkId` and `q` (part of the address, a host name, the common name or the fingerprint).
+         * @description Needs `discovery:view`. One entry per (network, address, port) a sweep found a TLS service at, newest first, with its certificate and a status: `new`, `tracked` (a host endpoint on the port names the address or last reached it), `promoted` or `dismissed`. Filters `status`, `networkId` and `q` (part of the address, a host name, the common name or the fingerprint). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching entry in the same order.
          */
         get: operations["listInbox"];
         put?: never;
@@ -421,7 +541,7 @@ export interface paths {
         };
         /**
          * List endpoints
-         * @description Needs `endpoints:view`. Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches) and `q` (part of the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50).
+         * @description Needs `endpoints:view`. Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches) and `q` (part of the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
          */
         get: operations["listEndpoints"];
         put?: never;
@@ -517,7 +637,7 @@ export interface paths {
         };
         /**
          * List an endpoint's scan history
-         * @description Needs `endpoints:view`. One row per scan, newest first: when, success or error, the address reached, the leaf fingerprint, the TLS version and the scanner. Empty for manual endpoints. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of scans.
+         * @description Needs `endpoints:view`. One row per scan, newest first: when, success or error, the address reached, the leaf fingerprint, the TLS version and the scanner. Empty for manual endpoints. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of scans. As CSV (`Accept: text/csv` or `format=csv`): the whole history, newest first.
          */
         get: operations["getEndpointHistory"];
         put?: never;
@@ -646,7 +766,7 @@ export interface paths {
         get: operations["getMe"];
         /**
          * Update your profile
-         * @description Needs `self:access`. Changes only what it names: `name`, `email`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs the right `currentPassword` (400 otherwise). 409 when the e-mail address is taken.
+         * @description Needs `self:access`. Changes only what it names: `name`, `email`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs the right `currentPassword` (400 otherwise; wrong current passwords count towards the sign-in limits, 429 with `Retry-After` once spent). A new password ends every session of the caller, this one included: sign in again with it. 409 when the e-mail address is taken.
          */
         put: operations["updateMe"];
         post?: never;
@@ -671,7 +791,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Needs `self:access`. Creates an API key that acts as the caller, with their role, sent as `Authorization: Bearer <key>`. The raw key (`stx_p_<keyId>_<secret>`) is in this answer only: only its hash is stored. An `expiresAt` in the past is 400; once expired or deleted the key gets 401.
+         * @description Needs `self:access`. Creates an API key that acts as the caller, with their role, sent as `Authorization: Bearer <key>`. The raw key (`stx_p_<keyId>_<secret>`) is in this answer only: only its hash is stored. An `expiresAt` in the past is 400; once expired or deleted the key gets 401. Called with an API key that expires, the new key cannot outlive it: without `expiresAt` it inherits that expiry, and a later `expiresAt` is 400. Writes an `apikey:create` audit entry.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -692,7 +812,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an API key
-         * @description Needs `self:access`. Deletes one of the caller's API keys; it stops working at once. 404 when the caller has no key with this id.
+         * @description Needs `self:access`. Deletes one of the caller's API keys; it stops working at once. 404 when the caller has no key with this id. Writes an `apikey:delete` audit entry.
          */
         delete: operations["deleteApiKey"];
         options?: never;
@@ -1136,6 +1256,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the OIDC sign-in settings
+         * @description Needs `settings:view`. The identity provider configuration. The client secret is never returned: `clientSecretSet` says whether one is stored. Never configured: `enabled: false` with nulls and the defaults.
+         */
+        get: operations["getOidcSettings"];
+        /**
+         * Replace the OIDC sign-in settings
+         * @description Needs `settings:edit`. `clientSecret` is write-only: omitted or null keeps the stored one, `""` clears it; it is encrypted at rest. `issuerUrl` must be https (http only on a loopback host). With `enabled: true`, `issuerUrl` and `clientId` are required and the issuer's discovery document is read (through the outbound guard, within 10 seconds): 422 naming what is wrong when it cannot be read, is not JSON, names another issuer or lacks an authorization endpoint, token endpoint or jwks_uri. Writes the audit entry `settings:oidc` (without the secret).
+         */
+        put: operations["replaceOidcSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tags": {
         parameters: {
             query?: never;
@@ -1171,7 +1315,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user
-         * @description Needs `users:edit`. `notify` (e-mail alerts) defaults to true; a user created without a password cannot sign in with one. 409 when the e-mail address is taken.
+         * @description Needs `users:edit`. `notify` (e-mail alerts) defaults to true; a user created without a password cannot sign in with one. Writes a `user:create` audit entry. 409 when the e-mail address is taken.
          */
         post: operations["createUser"];
         delete?: never;
@@ -1194,15 +1338,35 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Update a user
-         * @description Needs `users:edit`. Changes only what it names; `password: null` removes the password. Disabling a user stops their tokens and API keys at once. 409 when the e-mail address is taken or the change would leave no enabled administrator.
+         * @description Needs `users:edit`. Changes only what it names; `password: null` removes the password. Disabling a user stops their tokens and API keys at once. A new password or disabling ends all their signed-in sessions (their JWTs get 401); `revokeApiKeys: true` also deletes their API keys. Writes a `user:update` audit entry. 409 when the e-mail address is taken or the change would leave no enabled administrator.
          */
         put: operations["updateUser"];
         post?: never;
         /**
          * Delete a user
-         * @description Needs `users:edit`. Deletes the user with their API keys. 409 when they are the last enabled administrator.
+         * @description Needs `users:edit`. Deletes the user with their API keys and sessions, and writes a `user:delete` audit entry. 409 when they are the last enabled administrator.
          */
         delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scrape Prometheus metrics
+         * @description Needs `settings:view` (an operator API key in the scrape configuration). Answers the Prometheus text format 0.0.4: the notAfter and notBefore of every current certificate link, the last scan time and outcome of every scanned endpoint, each scanner's last contact, the alert deliveries and HTTP requests of this process by route template, and the Node process defaults. Every scrape reads the inventory afresh.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1387,7 +1551,7 @@ export interface components {
         CreateApiKeyDto: {
             /**
              * Format: date-time
-             * @description When the key stops working; never when omitted.
+             * @description When the key stops working; never when omitted, except for a key minted with an expiring API key, which gets that key's expiry.
              */
             expiresAt?: string;
             name: string;
@@ -1448,6 +1612,30 @@ export interface components {
             /** Format: date-time */
             notBefore: string;
             sans: string[];
+        };
+        DashboardCountsDto: {
+            /** @description Current links (rows of GET /certificates/active), expired ones included. */
+            activeCertificates: number;
+            byType: components["schemas"]["EndpointTypeCountsDto"];
+            /** @description Endpoints in scope, whatever their state. */
+            endpoints: number;
+            /** @description Current links whose certificate has expired (notAfter <= now). */
+            expired: number;
+            /** @description One entry per configured alert threshold, largest first. */
+            expiringWithin: components["schemas"]["ExpiringWithinDto"][];
+            /** @description Endpoints whose scans are stale (the staleScans panel in full). */
+            stale: number;
+            /** @description Endpoints with errorSince set (the errorEndpoints panel in full). */
+            withErrors: number;
+        };
+        DashboardResponseDto: {
+            counts: components["schemas"]["DashboardCountsDto"];
+            /** @description Oldest error first, at most `limit` rows. */
+            errorEndpoints: components["schemas"]["ErrorEndpointDto"][];
+            /** @description Current links expiring within the largest alert threshold, expired first then soonest, at most `limit` rows. */
+            expiringCertificates: components["schemas"]["ActiveCertificateDto"][];
+            /** @description Stalest first, at most `limit` rows. */
+            staleScans: components["schemas"]["StaleScanDto"][];
         };
         EndpointDetailResponseDto: {
             /** @description host: whether the chain presented at the latest successful scan was complete and ordered. */
@@ -1600,6 +1788,11 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        EndpointTypeCountsDto: {
+            host: number;
+            manual: number;
+            saml: number;
+        };
         EndpointUploadResultDto: {
             /** @enum {string} */
             certUse: "tls" | "signing" | "encryption" | "manual";
@@ -1616,6 +1809,25 @@ export interface components {
             retired: string[];
             /** @description Every certificate of the upload, stored once each. */
             storedFingerprints: string[];
+        };
+        ErrorEndpointDto: {
+            /**
+             * Format: date-time
+             * @description The first failed scan of the current run of failures.
+             */
+            errorSince: string;
+            /** Format: uuid */
+            id: string;
+            lastScanError: string | null;
+            name: string;
+            /** @enum {string} */
+            type: "host" | "saml" | "manual";
+        };
+        ExpiringWithinDto: {
+            /** @description Current links not yet expired with daysRemaining <= days. */
+            count: number;
+            /** @description A configured alert threshold. */
+            days: number;
         };
         HealthResponseDto: {
             /** @enum {string} */
@@ -1867,6 +2079,35 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        OidcExchangeDto: {
+            /** @description The one-time code from `/login/oidc?code=`. */
+            code: string;
+        };
+        OidcSettingsResponseDto: {
+            buttonLabel: string;
+            clientId: string | null;
+            /** @description Whether a client secret is stored; the secret itself is never returned. */
+            clientSecretSet: boolean;
+            /** @enum {string|null} */
+            defaultRole: "viewer" | "operator" | "admin" | null;
+            emailClaim: string;
+            enabled: boolean;
+            issuerUrl: string | null;
+            nameClaim: string;
+            roleClaim: string | null;
+            roleMapping: components["schemas"]["RoleMappingDto"];
+            scopes: string;
+        };
+        OidcStatusDto: {
+            buttonLabel: string;
+            /** @description Whether the sign-in page offers the OIDC button. */
+            enabled: boolean;
+            /**
+             * @description Where the button leads: `{PUBLIC_URL}/api/v1/auth/oidc/login`, or that path alone when PUBLIC_URL is not set.
+             * @example /api/v1/auth/oidc/login
+             */
+            loginUrl: string;
+        };
         PageEnvelopeDto: {
             limit: number;
             offset: number;
@@ -1943,6 +2184,11 @@ export interface components {
         };
         ResultsResponseDto: {
             results: components["schemas"]["ResultOutcomeDto"][];
+        };
+        RoleMappingDto: {
+            admin: string[];
+            operator: string[];
+            viewer: string[];
         };
         RootStoreDto: {
             anchorCount: number;
@@ -2049,6 +2295,23 @@ export interface components {
             scanCronExpression: string;
             /** @description The raw scanner token (`stx_s_...`). Shown once; only its hash is stored. */
             token: string;
+        };
+        StaleScanDto: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description null: never scanned.
+             */
+            lastScannedAt: string | null;
+            name: string;
+            /**
+             * Format: uuid
+             * @description null: the default scanner scans it.
+             */
+            scannerId: string | null;
+            /** @enum {string} */
+            type: "host" | "saml";
         };
         SweepFindingDto: {
             /** @description An IP address of the sweep. */
@@ -2217,6 +2480,38 @@ export interface components {
             /** @description A new password; requires currentPassword. */
             password?: string;
         };
+        UpdateOidcSettingsDto: {
+            /** @default Sign in with SSO */
+            buttonLabel: string;
+            /** @description Required when enabled. */
+            clientId?: string | null;
+            /** @description Write-only: omitted or null keeps the stored secret, "" clears it (a public client). Encrypted at rest. */
+            clientSecret?: string | null;
+            /**
+             * @description The role of users no mapping applies to; null refuses them (403).
+             * @enum {string|null}
+             */
+            defaultRole?: "viewer" | "operator" | "admin" | null;
+            /** @default email */
+            emailClaim: string;
+            enabled: boolean;
+            /**
+             * @description The issuer identifier: https, or http on a loopback host only. Required when enabled.
+             * @example https://idp.example.com/realms/acme
+             */
+            issuerUrl?: string | null;
+            /** @default name */
+            nameClaim: string;
+            /** @description The claim whose value(s) roleMapping maps, such as `groups`, or a dotted path into a nested claim such as `realm_access.roles`; null: roles are not taken from the provider. */
+            roleClaim?: string | null;
+            /** @description Default: empty lists. */
+            roleMapping?: components["schemas"]["RoleMappingDto"];
+            /**
+             * @description Space-separated; must include `openid`.
+             * @default openid email profile
+             */
+            scopes: string;
+        };
         UpdateTemplateDto: {
             body: string;
             subject: string;
@@ -2230,6 +2525,8 @@ export interface components {
             notify?: boolean;
             /** @description A new password; null removes it (OIDC sign-in only). */
             password?: Record<string, never> | null;
+            /** @description Deletes all the user's API keys with this change (for a password reset after a compromise). A new password or disabling the user always ends their signed-in sessions; their API keys only with this flag. */
+            revokeApiKeys?: boolean;
             /** @enum {string} */
             role?: "viewer" | "operator" | "admin";
         };
@@ -2321,6 +2618,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description `csv`: every matching row as `text/csv` (as `Accept: text/csv` asks), `limit` and `offset` ignored; `json` (the default): the JSON list, whatever `Accept` says. */
+                format?: "json" | "csv";
                 /** @description Only entries of this action, for example `scanner:regenerate_token`. */
                 action?: string;
                 /** @description Only entries about this target id. */
@@ -2332,6 +2631,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2340,6 +2640,8 @@ export interface operations {
                     "application/json": components["schemas"]["PageEnvelopeDto"] & {
                         items: components["schemas"]["AuditEntryResponseDto"][];
                     };
+                    /** @example id,at,actor,action,targetType,targetId,requestId */
+                    "text/csv": string;
                 };
             };
             /** @description The request failed validation; one line per problem. */
@@ -2437,8 +2739,313 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Too many failed attempts for this account or from this address; `Retry-After` says how many seconds to wait. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Called with an API key, which is not a session. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks self:access, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getOidcStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcStatusDto"];
+                };
+            };
+            /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    finishOidcLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the web interface with a one-time code. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The flow cookie is missing, forged or expired, the state does not match, or the response was already used. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The provider reported an error, or its tokens do not verify. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The user is disabled, no role applies, or the e-mail address cannot be matched safely. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description OIDC sign-in is not enabled. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The identity provider could not be reached within 10 seconds or answered badly. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    exchangeOidcCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OidcExchangeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResponseDto"];
+                };
+            };
+            /** @description `code` is missing or not a string. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unknown, used or expired code. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The account is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    startOidcLogin: {
+        parameters: {
+            query?: {
+                /** @description A path on this site (`/...`, not `//` or `\`) the web interface returns to after signing in. */
+                redirect?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the provider's authorization endpoint; sets the flow cookie. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `redirect` is not a relative path on this site. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description OIDC sign-in is not enabled. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The identity provider could not be reached or its discovery document is unusable. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2505,6 +3112,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description `csv`: every matching row as `text/csv` (as `Accept: text/csv` asks), `limit` and `offset` ignored; `json` (the default): the JSON list, whatever `Accept` says. */
+                format?: "json" | "csv";
                 /** @description Fingerprint prefix, or a substring of the common name or a SAN. */
                 q?: string;
                 isCa?: boolean;
@@ -2517,13 +3126,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Sorted by notAfter; X-Total-Count gives the full size. */
+            /** @description Sorted by notAfter; X-Total-Count gives the full size. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CertificateSummaryDto"][];
+                    /** @example fingerprint,commonName,sans,issuerCommonName,serialNumber,notBefore,notAfter,daysRemaining,keyAlgorithm,keySize,isCa,selfSigned,trustedBy,isTrustAnchor */
+                    "text/csv": string;
                 };
             };
             /** @description The request failed validation; one line per problem. */
@@ -2686,6 +3297,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description `csv`: every matching row as `text/csv` (as `Accept: text/csv` asks), `limit` and `offset` ignored; `json` (the default): the JSON list, whatever `Accept` says. */
+                format?: "json" | "csv";
                 type?: "host" | "saml" | "manual";
                 /** @description Repeatable; a row matches when its endpoint has any of them. */
                 tag?: string[];
@@ -2697,13 +3310,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One row per current (endpoint, certificate) link, soonest expiry first. */
+            /** @description One row per current (endpoint, certificate) link, soonest expiry first. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ActiveCertificateDto"][];
+                    /** @example endpointId,endpointName,endpointType,certUse,fingerprint,commonName,sans,issuerCommonName,notBefore,notAfter,daysRemaining,firstSeenAt,lastSeenAt */
+                    "text/csv": string;
                 };
             };
             /** @description The request failed validation; one line per problem. */
@@ -2749,6 +3364,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description `csv`: every matching row as `text/csv` (as `Accept: text/csv` asks), `limit` and `offset` ignored; `json` (the default): the JSON list, whatever `Accept` says. */
+                format?: "json" | "csv";
                 type?: "host" | "saml" | "manual";
                 /** @description Repeatable; a row matches when its endpoint has any of them. */
                 tag?: string[];
@@ -2762,13 +3379,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Current links expiring within `days` days, expired ones included (negative daysRemaining). */
+            /** @description Current links expiring within `days` days, expired ones included (negative daysRemaining). With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ActiveCertificateDto"][];
+                    /** @example endpointId,endpointName,endpointType,certUse,fingerprint,commonName,sans,issuerCommonName,notBefore,notAfter,daysRemaining,firstSeenAt,lastSeenAt */
+                    "text/csv": string;
                 };
             };
             /** @description The request failed validation; one line per problem. */
@@ -3144,15 +3763,15 @@ export interface operations {
             };
         };
     };
-    listInbox: {
+    getDashboard: {
         parameters: {
             query?: {
+                /** @description subscribed: the caller's tag subscriptions (none: everything); all: every endpoint. */
+                scope?: "subscribed" | "all";
+                /** @description Rows per panel. */
                 limit?: number;
-                offset?: number;
-                status?: "new" | "tracked" | "promoted" | "dismissed";
-                networkId?: string;
-                /** @description Part of the address, a host name, the common name or the fingerprint. */
-                q?: string;
+                /** @description A scan (or, never scanned, the creation) older than this many hours is stale. */
+                staleHours?: number;
             };
             header?: never;
             path?: never;
@@ -3165,9 +3784,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["DashboardResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks endpoints:view or certs:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    listInbox: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /** @description `csv`: every matching row as `text/csv` (as `Accept: text/csv` asks), `limit` and `offset` ignored; `json` (the default): the JSON list, whatever `Accept` says. */
+                format?: "json" | "csv";
+                status?: "new" | "tracked" | "promoted" | "dismissed";
+                networkId?: string;
+                /** @description Part of the address, a host name, the common name or the fingerprint. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["PageEnvelopeDto"] & {
                         items: components["schemas"]["InboxEntryResponseDto"][];
                     };
+                    /** @example id,networkId,address,port,hostnames,fingerprint,commonName,sans,issuerCommonName,notAfter,daysRemaining,status,endpointId,firstSeenAt,lastSeenAt */
+                    "text/csv": string;
                 };
             };
             /** @description The request failed validation; one line per problem. */
@@ -4129,6 +4815,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description `csv`: every matching row as `text/csv` (as `Accept: text/csv` asks), `limit` and `offset` ignored; `json` (the default): the JSON list, whatever `Accept` says. */
+                format?: "json" | "csv";
                 type?: "host" | "saml" | "manual";
                 enabled?: boolean;
                 /** @description true: only endpoints whose scans are failing (errorSince set); false: only healthy ones. */
@@ -4144,6 +4832,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4152,6 +4841,8 @@ export interface operations {
                     "application/json": components["schemas"]["PageEnvelopeDto"] & {
                         items: components["schemas"]["EndpointResponseDto"][];
                     };
+                    /** @example id,name,type,enabled,scanExempt,scannerId,notes,tags,dnsName,port,ipAddress,metadataUrl,errorSince,lastScannedAt,lastScanError,chainComplete,resolvedIp,createdAt,updatedAt */
+                    "text/csv": string;
                 };
             };
             /** @description The request failed validation; one line per problem. */
@@ -4821,6 +5512,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description `csv`: every matching row as `text/csv` (as `Accept: text/csv` asks), `limit` and `offset` ignored; `json` (the default): the JSON list, whatever `Accept` says. */
+                format?: "json" | "csv";
             };
             header?: never;
             path: {
@@ -4830,13 +5523,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Newest first; X-Total-Count gives the full size. Empty for manual endpoints. */
+            /** @description Newest first; X-Total-Count gives the full size. Empty for manual endpoints. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ScanHistoryRowDto"][];
+                    /** @example id,scannedAt,success,error,resolvedIp,fingerprint,tlsVersion,scannerId */
+                    "text/csv": string;
                 };
             };
             /** @description The request failed validation; one line per problem. */
@@ -7692,6 +8387,147 @@ export interface operations {
             };
         };
     };
+    getOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettingsResponseDto"];
+                };
+            };
+            /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    replaceOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOidcSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettingsResponseDto"];
+                };
+            };
+            /** @description A field is missing, of the wrong type or out of range; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The issuer's discovery document is unusable; the body says why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
     listTags: {
         parameters: {
             query?: never;
@@ -8106,6 +8942,62 @@ export interface operations {
             };
             /** @description The user is the last enabled administrator. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Prometheus text exposition format. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:view, or the token is a scanner token. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 import type { OutboundDenyList } from '@certkeeper/net';
-import type { LogLevel } from './environment';
+import type { LogLevel, TrustProxy } from './environment';
 
 /** Where the root-store refresh reads the CCADB data: http(s) or file:// addresses. */
 export interface RootStoreSources {
@@ -46,7 +46,14 @@ export interface AppConfig {
   rootStoreSources?: RootStoreSources;
   /** OUTBOUND_DENY; absent: the default list (tools and tests that never say still get the guard). */
   outboundDeny?: OutboundDenyList;
+  /** TRUST_PROXY; absent: no proxy is trusted, the client's address is the peer's. */
+  trustProxy?: TrustProxy;
   logLevel: LogLevel;
+  /**
+   * Deadline of each OIDC operation's calls to the identity provider (discovery, token, JWKS,
+   * userinfo together). Absent: 10 seconds. Tests shorten it; there is no environment variable.
+   */
+  identityProviderTimeoutMs?: number;
   /**
    * Names this application's Passport strategies (`jwt:<applicationId>`, ...), so that several
    * applications in one process never answer each other's tokens (docs/decisions/0001). Default:

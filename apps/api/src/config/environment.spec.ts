@@ -1,5 +1,5 @@
 import { CCADB_SOURCES } from './app-config';
-import { ConfigurationError, parseDuration, parseEnvironment } from './environment';
+import { ConfigurationError, parseDuration, parseEnvironment, parseTrustProxy } from './environment';
 
 const SECRET = 'x'.repeat(32);
 const KEY_HEX = 'ab'.repeat(32);
@@ -159,4 +159,22 @@ describe('parseDuration', () => {
   ])('reads %s as %i seconds', (raw, seconds) => expect(parseDuration(raw)).toEqual({ ok: true, value: seconds }));
 
   it.each(['', 'soon', '-5m', '1.5h', '30s', '31d'])('refuses %j', (raw) => expect(parseDuration(raw)).toMatchObject({ ok: false }));
+});
+
+describe('parseTrustProxy', () => {
+  it.each([
+    ['false', false],
+    ['1', 1],
+    ['loopback', ['loopback']],
+    ['10.0.0.0/8, 192.168.1.2,::1/128, uniquelocal', ['10.0.0.0/8', '192.168.1.2', '::1/128', 'uniquelocal']],
+  ])('reads %j', (raw, value) => expect(parseTrustProxy(raw)).toEqual({ ok: true, value }));
+
+  it.each(['true', '0', '11', '10.0.0.0/33', '::1/129', 'proxy.example.com', '10.0.0.1/8/1'])('refuses %j', (raw) =>
+    expect(parseTrustProxy(raw)).toMatchObject({ ok: false }),
+  );
+
+  it('is off unless configured', () => {
+    expect(parseEnvironment({}).trustProxy).toBe(false);
+    expect(parseEnvironment({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+  });
 });

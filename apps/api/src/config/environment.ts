@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import {
   accept,
@@ -32,8 +33,13 @@ export interface Environment {
   rootStoreSources: RootStoreSources;
   /** OUTBOUND_DENY: what no outbound connection (SMTP, OIDC, the embedded agent's probes) may reach. */
   outboundDeny: OutboundDenyList;
+  /** TRUST_PROXY: which reverse proxies may name the client's address (X-Forwarded-For); false: none. */
+  trustProxy: TrustProxy;
   logLevel: LogLevel;
 }
+
+/** Express's `trust proxy`: nothing, a number of proxy hops, or the proxies' addresses and CIDR blocks. */
+export type TrustProxy = false | number | string[];
 
 export { ConfigurationError } from '@certkeeper/domain';
 
@@ -81,6 +87,7 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
     fetchTimeoutMs: read('ROOT_STORES_FETCH_TIMEOUT', parseFetchTimeout, CCADB_SOURCES.fetchTimeoutMs),
   };
   const outboundDeny = read('OUTBOUND_DENY', parseOutboundDeny, OutboundDenyList.DEFAULT);
+  const trustProxy = read<TrustProxy>('TRUST_PROXY', parseTrustProxy, false);
   const logLevel = read<LogLevel>(
     'LOG_LEVEL',
     (raw) => (LOG_LEVELS.includes(raw as LogLevel) ? accept(raw as LogLevel) : refuse(`must be one of ${LOG_LEVELS.join(', ')}`)),
@@ -110,8 +117,37 @@ export function parseEnvironment(env: Env, cwd = process.cwd()): Environment {
     retentionDays,
     rootStoreSources,
     outboundDeny,
+    trustProxy,
     logLevel,
   };
+}
+
+const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * `false` (the default), a hop count from 1 to 10, or a comma-separated list of addresses, CIDR
+ * blocks and Express's presets (loopback, linklocal, uniquelocal). Never "true": believing any
+ * X-Forwarded-For lets every client choose the address the sign-in limits count against.
+ */
+export function parseTrustProxy(raw: string): Parsed<TrustProxy> {
+  const value = raw.trim();
+  if (value === '' || value === 'false') return accept(false);
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return hops >= 1 && hops <= 10 ? accept(hops) : refuse('a hop count must be from 1 to 10');
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !PROXY_PRESETS.includes(entry) && !isAddressOrBlock(entry));
+  if (bad !== undefined) return refuse(`must be false, a hop count, or addresses, CIDR blocks and ${PROXY_PRESETS.join(', ')}`);
+  return accept(entries);
+}
+
+function isAddressOrBlock(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function parseJwtSecret(raw: string): Parsed<string> {

@@ -54,6 +54,7 @@ export async function prepareRuntime(env: Environment, log: (message: string) =>
     retentionDays: env.retentionDays,
     rootStoreSources: env.rootStoreSources,
     outboundDeny: env.outboundDeny,
+    trustProxy: env.trustProxy,
     logLevel: env.logLevel,
   };
   if (env.databaseUrl !== null) {

@@ -19,6 +19,10 @@ import { RootStoreEntity } from '../modules/trust/root-store.entity';
 import { SettingEntity } from '../modules/settings/setting.entity';
 import { NotificationTemplateEntity } from '../modules/templates/notification-template.entity';
 import { UserEntity } from '../modules/users/user.entity';
+import { SessionEntity } from '../modules/sessions/session.entity';
+import { LoginThrottleEntity } from '../modules/sessions/login-throttle.entity';
+import { OidcLoginCodeEntity } from '../modules/oidc/oidc-login-code.entity';
+import { OidcUsedStateEntity } from '../modules/oidc/oidc-used-state.entity';
 
 /** Every entity, listed explicitly so the same list serves the app, migrations and tests. */
 export const ENTITIES = [
@@ -43,4 +47,8 @@ export const ENTITIES = [
   DiscoverySweepEntity,
   DiscoverySweepReportEntity,
   DiscoveryInboxEntryEntity,
+  SessionEntity,
+  LoginThrottleEntity,
+  OidcLoginCodeEntity,
+  OidcUsedStateEntity,
 ];

@@ -3,12 +3,15 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { ROUTE_ACCESS, type RouteAccess } from '../../src/common/auth/route-access';
-import { API_PREFIX } from '../../src/create-app';
+import { API_PREFIX, UNPREFIXED_PATHS } from '../../src/create-app';
 import type { TestApp } from './test-app';
 
 /** The public routes of docs/api-contract.md section 2. Anything else must refuse a request without a token. */
 export const PUBLIC_ROUTES = [
   /^POST \/api\/v1\/auth\/login$/,
+  // OIDC sign-in (docs/api-contract.md section 9): the browser has no token yet.
+  /^GET \/api\/v1\/auth\/oidc(\/login|\/callback)?$/,
+  /^POST \/api\/v1\/auth\/oidc\/exchange$/,
   /^GET \/api\/v1\/health$/,
   /^GET \/api\/v1\/calendar\/u\/.+$/,
   /^[A-Z]+ \/api-docs(\/.*)?$/,
@@ -46,9 +49,10 @@ export function declaredRoutes(t: TestApp): Map<string, RouteAccess | undefined>
         const handler = (prototype as Record<string, () => unknown>)[name];
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (method === undefined) continue;
+        const controllerPath = Reflect.getMetadata(PATH_METADATA, controller) as string;
         const segments = [
-          API_PREFIX,
-          Reflect.getMetadata(PATH_METADATA, controller),
+          UNPREFIXED_PATHS.includes(controllerPath.replace(/^\/+|\/+$/g, '')) ? '' : API_PREFIX,
+          controllerPath,
           Reflect.getMetadata(PATH_METADATA, handler),
         ] as string[];
         const path = `/${segments

@@ -121,7 +121,10 @@ export async function createUser(
   const password = `password-${randomBytes(6).toString('hex')}`;
   const user = await testApp.app
     .get(UsersService)
-    .createUser({ email, role, password, name: `${role} ${userCounter}`, notify: fields.notify });
+    .createUser(
+      { email, role, password, name: `${role} ${userCounter}`, notify: fields.notify },
+      { actor: 'test', actorId: null, requestId: null },
+    );
   return { id: user.id, email, password, token: await login(testApp, email, password) };
 }
 

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { type ApiProcess, login, startApi, stopApi, withBenchDatabase } from './lib';
 
 /** 80% host, 15% saml, 5% manual endpoints, one certificate each, notAfter from -30 to +365 days. */
 export async function seedInventory(databaseUrl: string, rows: number): Promise<void> {
@@ -44,4 +46,37 @@ export async function seedInventory(databaseUrl: string, rows: number): Promise<
   } finally {
     await client.end();
   }
+}
+
+/**
+ * An API process on a fresh embedded PostgreSQL seeded with `rows` endpoints, certificates and
+ * current links (then `prepare`, when given), and a token of its administrator: what the
+ * benchmarks of the reads at 100,000 rows start from. The process and database go afterwards.
+ */
+export async function withSeededApi(
+  name: string,
+  rows: number,
+  work: (api: ApiProcess, token: string, databaseUrl: string) => Promise<void>,
+  prepare?: (databaseUrl: string) => Promise<void>,
+): Promise<void> {
+  await withBenchDatabase(name, async (database) => {
+    let api: ApiProcess | undefined;
+    try {
+      const password = 'bench-password-1';
+      api = await startApi({
+        DATABASE_URL: database.url,
+        JWT_SECRET: randomBytes(32).toString('hex'),
+        ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        ADMIN_EMAIL: 'bench@example.com',
+        ADMIN_PASSWORD: password,
+      });
+      const seeding = performance.now();
+      await seedInventory(database.url, rows);
+      await prepare?.(database.url);
+      process.stdout.write(`seeded ${rows} endpoints, certificates and links in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
+      await work(api, await login(api.baseUrl, 'bench@example.com', password), database.url);
+    } finally {
+      if (api) await stopApi(api);
+    }
+  });
 }

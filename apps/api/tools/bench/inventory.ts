@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { seedInventory } from './inventory-seed';
-import { type ApiProcess, login, measure, median, memoryOf, startApi, stopApi, withBenchDatabase } from './lib';
+import { withSeededApi } from './inventory-seed';
+import { type ApiProcess, measure, median, memoryOf } from './lib';
 
 /**
  * Issue 3's figures: 100,000 endpoints and 100,000 certificates with links, then p50/p95 latency
@@ -31,55 +30,37 @@ async function bulkImport(api: ApiProcess, token: string, run: number): Promise<
 }
 
 async function main(): Promise<void> {
-  await withBenchDatabase('inventory', async (database) => {
-    let api: ApiProcess | undefined;
-    try {
-      const password = 'bench-password-1';
-      api = await startApi({
-        DATABASE_URL: database.url,
-        JWT_SECRET: randomBytes(32).toString('hex'),
-        ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        ADMIN_EMAIL: 'bench@example.com',
-        ADMIN_PASSWORD: password,
-      });
-      const seeding = performance.now();
-      await seedInventory(database.url, ROWS);
-      process.stdout.write(`seeded ${ROWS} endpoints, certificates and links in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
-      const token = await login(api.baseUrl, 'bench@example.com', password);
-
-      const reads: [string, string, number][] = [
-        ['GET /endpoints?limit=50', '/api/v1/endpoints?limit=50', 30],
-        ['GET /endpoints?limit=50 (offset 50000)', '/api/v1/endpoints?limit=50&offset=50000', 30],
-        ['GET /endpoints?limit=50&type=host&tag=env:prod', '/api/v1/endpoints?limit=50&type=host&tag=env:prod', 30],
-        ['GET /endpoints?limit=50&q=host-4242', '/api/v1/endpoints?limit=50&q=host-4242', 30],
-        ['GET /certificates/expiring?days=30', '/api/v1/certificates/expiring?days=30', 60],
-        ['GET /certificates/active?limit=500', '/api/v1/certificates/active?limit=500', 30],
-        ['GET /search?q=host-4242', '/api/v1/search?q=host-4242', 30],
-      ];
+  await withSeededApi('inventory', ROWS, async (api, token) => {
+    const reads: [string, string, number][] = [
+      ['GET /endpoints?limit=50', '/api/v1/endpoints?limit=50', 30],
+      ['GET /endpoints?limit=50 (offset 50000)', '/api/v1/endpoints?limit=50&offset=50000', 30],
+      ['GET /endpoints?limit=50&type=host&tag=env:prod', '/api/v1/endpoints?limit=50&type=host&tag=env:prod', 30],
+      ['GET /endpoints?limit=50&q=host-4242', '/api/v1/endpoints?limit=50&q=host-4242', 30],
+      ['GET /certificates/expiring?days=30', '/api/v1/certificates/expiring?days=30', 60],
+      ['GET /certificates/active?limit=500', '/api/v1/certificates/active?limit=500', 30],
+      ['GET /search?q=host-4242', '/api/v1/search?q=host-4242', 30],
+    ];
+    process.stdout.write(
+      `\nCertkeeper inventory benchmark (${ROWS} endpoints/certificates; latency from 200 sequential requests, throughput from 8 clients)\n`,
+    );
+    for (const [label, path, target] of reads) {
+      const result = await measure(`${api.baseUrl}${path}`, token);
       process.stdout.write(
-        `\nCertkeeper inventory benchmark (${ROWS} endpoints/certificates; latency from 200 sequential requests, throughput from 8 clients)\n`,
+        `  ${label.padEnd(50)} p50 ${result.p50.toFixed(1).padStart(6)} ms   p95 ${result.p95.toFixed(1).padStart(6)} ms (target <= ${target})   ${result.perSecond.toFixed(0).padStart(5)} req/s\n`,
       );
-      for (const [label, path, target] of reads) {
-        const result = await measure(`${api.baseUrl}${path}`, token);
-        process.stdout.write(
-          `  ${label.padEnd(50)} p50 ${result.p50.toFixed(1).padStart(6)} ms   p95 ${result.p95.toFixed(1).padStart(6)} ms (target <= ${target})   ${result.perSecond.toFixed(0).padStart(5)} req/s\n`,
-        );
-      }
-
-      const beforeBulk = await memoryOf(api.pid);
-      process.stdout.write(`  ${'API peak resident memory after the reads'.padEnd(50)} ${beforeBulk.peak.toFixed(0)} MB\n`);
-      const bulkTimes: number[] = [];
-      for (let run = 0; run < BULK_RUNS; run += 1) bulkTimes.push(await bulkImport(api, token, run));
-      process.stdout.write(
-        `  ${`POST /endpoints/bulk (${BULK_ROWS} rows)`.padEnd(50)} median ${(median(bulkTimes) / 1000).toFixed(2)} s (target <= 10 s)   [${bulkTimes.map((t) => (t / 1000).toFixed(2)).join(', ')}]\n`,
-      );
-      const memory = await memoryOf(api.pid);
-      process.stdout.write(
-        `  ${'API peak resident memory (VmHWM)'.padEnd(50)} ${memory.peak.toFixed(0)} MB (target <= 300), now ${memory.rss.toFixed(0)} MB\n`,
-      );
-    } finally {
-      if (api) await stopApi(api);
     }
+
+    const beforeBulk = await memoryOf(api.pid);
+    process.stdout.write(`  ${'API peak resident memory after the reads'.padEnd(50)} ${beforeBulk.peak.toFixed(0)} MB\n`);
+    const bulkTimes: number[] = [];
+    for (let run = 0; run < BULK_RUNS; run += 1) bulkTimes.push(await bulkImport(api, token, run));
+    process.stdout.write(
+      `  ${`POST /endpoints/bulk (${BULK_ROWS} rows)`.padEnd(50)} median ${(median(bulkTimes) / 1000).toFixed(2)} s (target <= 10 s)   [${bulkTimes.map((t) => (t / 1000).toFixed(2)).join(', ')}]\n`,
+    );
+    const memory = await memoryOf(api.pid);
+    process.stdout.write(
+      `  ${'API peak resident memory (VmHWM)'.padEnd(50)} ${memory.peak.toFixed(0)} MB (target <= 300), now ${memory.rss.toFixed(0)} MB\n`,
+    );
   });
 }
 

@@ -6,9 +6,11 @@ import type { Principal, ScannerPrincipal, UserPrincipal } from './principal';
 
 /**
  * Every route declares exactly one access rule. The authentication guard refuses to serve a
- * route without one, and a test walks every route to prove it.
+ * route without one, and a test walks every route to prove it. A permission rule names one or
+ * more permissions, all of which the caller's role must grant.
  */
-export type RouteAccess = { kind: 'public' } | { kind: 'permission'; permission: Permission } | { kind: 'scanner' };
+export type RouteAccess =
+  { kind: 'public' } | { kind: 'permission'; permissions: readonly [Permission, ...Permission[]] } | { kind: 'scanner' };
 
 export const ROUTE_ACCESS = 'certkeeper:route-access';
 
@@ -19,13 +21,15 @@ export function Public(): MethodDecorator & ClassDecorator {
   return SetMetadata(ROUTE_ACCESS, { kind: 'public' } satisfies RouteAccess);
 }
 
-/** A user token (JWT or API key) whose role grants `permission`. */
-export function RequirePermission(permission: Permission): MethodDecorator & ClassDecorator {
+/** A user token (JWT or API key) whose role grants `permission` and every one of `others`. */
+export function RequirePermission(permission: Permission, ...others: Permission[]): MethodDecorator & ClassDecorator {
+  const permissions = [permission, ...others] as const;
+  const named = permissions.join(' or ');
   return applyDecorators(
-    SetMetadata(ROUTE_ACCESS, { kind: 'permission', permission } satisfies RouteAccess),
+    SetMetadata(ROUTE_ACCESS, { kind: 'permission', permissions } satisfies RouteAccess),
     ApiBearerAuth(),
     ApiUnauthorizedResponse(plainText('Missing, malformed or expired token.')),
-    ApiForbiddenResponse(plainText(`The caller's role lacks ${permission}, or the token is a scanner token.`)),
+    ApiForbiddenResponse(plainText(`The caller's role lacks ${named}, or the token is a scanner token.`)),
   );
 }
 

@@ -56,7 +56,7 @@ export function setTotalCount(res: Response, totalCount: number): void {
   res.setHeader('X-Total-Count', String(totalCount));
 }
 
-class PageEnvelopeDto {
+export class PageEnvelopeDto {
   @ApiProperty({ type: 'integer' }) totalCount!: number;
   @ApiProperty({ type: 'integer' }) limit!: number;
   @ApiProperty({ type: 'integer' }) offset!: number;

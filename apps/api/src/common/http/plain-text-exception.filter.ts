@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { Request, Response } from 'express';
 import { redactPath } from './access-log';
 import { sendPlainText } from './plain-text';
+import { RetryLaterException } from './retry-later.exception';
 
 /**
  * The one exception filter: every error leaves as `text/plain` with a short human sentence (one
@@ -20,6 +21,7 @@ export class PlainTextExceptionFilter implements ExceptionFilter {
 
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       if (exception.getStatus() === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+      if (exception instanceof RetryLaterException) res.setHeader('Retry-After', String(exception.retryAfterSeconds));
       sendPlainText(res, exception.getStatus(), messageOf(exception));
       return;
     }

@@ -7,6 +7,8 @@ import { TrustVerdicts1795287600000 } from './1795287600000-TrustVerdicts';
 import { ScanHistoryFingerprintIndex1795291200000 } from './1795291200000-ScanHistoryFingerprintIndex';
 import { DiscoveryNetworks1795294800000 } from './1795294800000-DiscoveryNetworks';
 import { DiscoverySweeps1795298400000 } from './1795298400000-DiscoverySweeps';
+import { SessionsAndSignIn1795302000000 } from './1795302000000-SessionsAndSignIn';
+import { DashboardIndexes1795305600000 } from './1795305600000-DashboardIndexes';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -19,4 +21,6 @@ export const MIGRATIONS = [
   ScanHistoryFingerprintIndex1795291200000,
   DiscoveryNetworks1795294800000,
   DiscoverySweeps1795298400000,
+  SessionsAndSignIn1795302000000,
+  DashboardIndexes1795305600000,
 ];

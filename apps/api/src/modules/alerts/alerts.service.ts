@@ -3,6 +3,7 @@ import { alertBucket, type AlertBucket, daysRemaining, isExpired, type TemplateV
 import { Clock } from '../../common/clock';
 import { type ExpiringCertificate, ExpiryRepository } from '../expiry/expiry.repository';
 import { Mailer, type MailSession } from '../mail/mailer';
+import { AppMetrics } from '../metrics/app-metrics';
 import { SettingsService } from '../settings/settings.service';
 import { TemplatesService } from '../templates/templates.service';
 import { type AlertKey, AlertsRepository, type Recipient } from './alerts.repository';
@@ -39,6 +40,7 @@ export class AlertsService {
     private readonly templates: TemplatesService,
     private readonly mailer: Mailer,
     private readonly clock: Clock,
+    private readonly metrics: AppMetrics,
   ) {}
 
   runJob(): Promise<AlertTotals> {
@@ -55,6 +57,7 @@ export class AlertsService {
           totals.alreadySent += batch.alreadySent;
           for (const alert of batch.pending) {
             const outcome = await this.alerts.claimAndSend(alert.key, this.clock.now(), () => this.deliver(session, alert));
+            this.metrics.recordAlertOutcome(outcome);
             if (outcome === 'sent') totals.alertsSent += 1;
             else if (outcome === 'already-sent') totals.alreadySent += 1;
             else totals.failed += 1;

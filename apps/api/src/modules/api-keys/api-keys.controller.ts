@@ -2,6 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post } f
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
+import { Actor } from '../audit/actor.decorator';
+import type { ActorContext } from '../audit/audit.service';
 import { ApiKeyResponseDto, CreateApiKeyDto, CreatedApiKeyResponseDto, toApiKeyResponse } from './api-keys.dto';
 import { ApiKeysService } from './api-keys.service';
 
@@ -16,12 +18,23 @@ export class ApiKeysController {
     description:
       'Needs `self:access`. Creates an API key that acts as the caller, with their role, sent as `Authorization: Bearer <key>`. ' +
       'The raw key (`stx_p_<keyId>_<secret>`) is in this answer only: only its hash is stored. ' +
-      'An `expiresAt` in the past is 400; once expired or deleted the key gets 401.',
+      'An `expiresAt` in the past is 400; once expired or deleted the key gets 401. ' +
+      'Called with an API key that expires, the new key cannot outlive it: without `expiresAt` it inherits that expiry, and a later ' +
+      '`expiresAt` is 400. Writes an `apikey:create` audit entry.',
   })
   @RequirePermission('self:access')
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
-  async createApiKey(@CurrentUser() caller: UserPrincipal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
-    const { key, raw } = await this.apiKeys.createKey(caller.userId, dto.name, dto.expiresAt ?? null);
+  async createApiKey(
+    @CurrentUser() caller: UserPrincipal,
+    @Body() dto: CreateApiKeyDto,
+    @Actor() actor: ActorContext,
+  ): Promise<CreatedApiKeyResponseDto> {
+    const { key, raw } = await this.apiKeys.createKey(
+      caller.userId,
+      { name: dto.name, expiresAt: dto.expiresAt ?? null },
+      caller.credential,
+      actor,
+    );
     return { ...toApiKeyResponse(key), key: raw };
   }
 
@@ -40,12 +53,17 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Delete an API key',
     description:
-      "Needs `self:access`. Deletes one of the caller's API keys; it stops working at once. 404 when the caller has no key with this id.",
+      "Needs `self:access`. Deletes one of the caller's API keys; it stops working at once. 404 when the caller has no key with this id. " +
+      'Writes an `apikey:delete` audit entry.',
   })
   @HttpCode(204)
   @RequirePermission('self:access')
   @ApiNoContentResponse()
-  async deleteApiKey(@CurrentUser() caller: UserPrincipal, @Param('id', ParseUUIDPipe) id: string): Promise<void> {
-    await this.apiKeys.deleteKey(caller.userId, id);
+  async deleteApiKey(
+    @CurrentUser() caller: UserPrincipal,
+    @Param('id', ParseUUIDPipe) id: string,
+    @Actor() actor: ActorContext,
+  ): Promise<void> {
+    await this.apiKeys.deleteKey(caller.userId, id, actor);
   }
 }

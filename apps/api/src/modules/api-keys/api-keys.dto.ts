@@ -10,7 +10,11 @@ export class CreateApiKeyDto {
   @MaxLength(200)
   name!: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'When the key stops working; never when omitted.' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      "When the key stops working; never when omitted, except for a key minted with an expiring API key, which gets that key's expiry.",
+  })
   @IsOptional()
   @Type(() => Date)
   @IsDate({ message: 'expiresAt must be an ISO 8601 timestamp' })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { Transaction } from '../../database/transaction';
 import { UserEntity } from '../users/user.entity';
 import { ApiKeyEntity } from './api-key.entity';
 
@@ -31,6 +32,11 @@ export class ApiKeysRepository {
   async deleteForUser(userId: string, id: string): Promise<boolean> {
     const result = await this.keys.delete({ id, userId });
     return (result.affected ?? 0) > 0;
+  }
+
+  async deleteAllForUser(userId: string, transaction: Transaction = this.dataSource.manager): Promise<number> {
+    const result = await transaction.getRepository(ApiKeyEntity).delete({ userId });
+    return result.affected ?? 0;
   }
 
   /** The key with its owner, for authentication: one query per request. */

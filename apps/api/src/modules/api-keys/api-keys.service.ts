@@ -2,7 +2,10 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { randomBytes } from 'node:crypto';
 import { API_KEY_PREFIX } from '../../common/auth/bearer-token';
 import { hashToken, randomToken, tokenHashesEqual } from '../../common/auth/secrets';
+import type { UserCredential } from '../../common/auth/principal';
 import { Clock } from '../../common/clock';
+import type { Transaction } from '../../database/transaction';
+import { type ActorContext, AuditService } from '../audit/audit.service';
 import type { UserEntity } from '../users/user.entity';
 import type { ApiKeyEntity } from './api-key.entity';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -14,14 +17,36 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
-  /** Returns the stored key and the raw `stx_p_<keyId>_<secret>`, which exists only in this response. */
-  async createKey(userId: string, name: string, expiresAt: Date | null): Promise<{ key: ApiKeyEntity; raw: string }> {
+  /**
+   * Returns the stored key and the raw `stx_p_<keyId>_<secret>`, which exists only in this response.
+   * A key minted with a key never outlives it: without `expiresAt` the new key inherits the minting
+   * key's expiry, and a later one is refused (docs/api-contract.md section 10).
+   */
+  async createKey(
+    userId: string,
+    request: { name: string; expiresAt: Date | null },
+    mintedWith: UserCredential,
+    actor: ActorContext,
+  ): Promise<{ key: ApiKeyEntity; raw: string }> {
+    const expiresAt = request.expiresAt ?? (mintedWith.kind === 'api-key' ? mintedWith.expiresAt : null);
     if (expiresAt && expiresAt.getTime() <= this.clock.now().getTime()) throw new BadRequestException('expiresAt must be in the future');
+    if (mintedWith.kind === 'api-key' && mintedWith.expiresAt && (!expiresAt || expiresAt > mintedWith.expiresAt)) {
+      throw new BadRequestException(
+        `expiresAt must be at or before ${mintedWith.expiresAt.toISOString()}: an API key cannot mint a key that outlives itself.`,
+      );
+    }
     const keyId = randomBytes(8).toString('hex');
     const secret = randomToken(32);
-    const key = await this.keys.insert({ userId, name, keyId, secretHash: hashToken(secret), expiresAt });
+    const key = await this.keys.insert({ userId, name: request.name, keyId, secretHash: hashToken(secret), expiresAt });
+    await this.audit.record(actor, {
+      action: 'apikey:create',
+      targetType: 'api_key',
+      targetId: key.id,
+      details: { userId, name: key.name, keyId, expiresAt: expiresAt?.toISOString() ?? null, mintedWith: mintedWith.kind },
+    });
     return { key, raw: `${API_KEY_PREFIX}${keyId}_${secret}` };
   }
 
@@ -29,12 +54,18 @@ export class ApiKeysService {
     return this.keys.listForUser(userId);
   }
 
-  async deleteKey(userId: string, id: string): Promise<void> {
+  async deleteKey(userId: string, id: string, actor: ActorContext): Promise<void> {
     if (!(await this.keys.deleteForUser(userId, id))) throw new NotFoundException('API key not found.');
+    await this.audit.record(actor, { action: 'apikey:delete', targetType: 'api_key', targetId: id, details: { userId } });
   }
 
-  /** The owner of a valid, unexpired key whose account is enabled; null otherwise. */
-  async authenticate(token: string): Promise<UserEntity | null> {
+  /** Deletes every key of the user (a password reset that asks for it), in the caller's transaction. */
+  deleteAllForUser(userId: string, transaction?: Transaction): Promise<number> {
+    return this.keys.deleteAllForUser(userId, transaction);
+  }
+
+  /** A valid, unexpired key and its owner, whose account is enabled; null otherwise. */
+  async authenticate(token: string): Promise<{ key: ApiKeyEntity; owner: UserEntity } | null> {
     const rest = token.slice(API_KEY_PREFIX.length);
     const separator = rest.indexOf('_');
     if (separator < 0) return null;
@@ -48,6 +79,6 @@ export class ApiKeysService {
     if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return null;
     if (key.user.disabled) return null;
     await this.keys.touchLastUsed(key.id, now);
-    return key.user;
+    return { key, owner: key.user };
   }
 }

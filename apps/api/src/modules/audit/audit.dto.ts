@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { WithExportFormat } from '../../common/http/csv/export-format';
 import { PageQueryDto } from '../../common/http/pagination';
-import type { AuditEntryEntity } from './audit-entry.entity';
+import type { AuditRow } from './audit.repository';
 
-export class AuditQueryDto extends PageQueryDto {
+export class AuditQueryDto extends WithExportFormat(PageQueryDto) {
   @ApiPropertyOptional({ description: 'Only entries of this action, for example `scanner:regenerate_token`.' })
   @IsOptional()
   @IsString()
@@ -28,7 +29,7 @@ export class AuditEntryResponseDto {
   @ApiProperty({ type: 'object', additionalProperties: true }) details!: Record<string, unknown>;
 }
 
-export function toAuditEntryResponse(entry: AuditEntryEntity): AuditEntryResponseDto {
+export function toAuditEntryResponse(entry: AuditRow): AuditEntryResponseDto {
   return {
     id: entry.id,
     at: entry.at.toISOString(),

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../database/transaction';
-import { type AuditFilter, AuditRepository } from './audit.repository';
-import type { AuditEntryEntity } from './audit-entry.entity';
+import type { RowStream } from '../../database/row-stream';
+import { type AuditCriteria, type AuditFilter, AuditRepository, type AuditRow } from './audit.repository';
 
 /** Who did something, and in which request: taken from the HTTP request by `@Actor()`. */
 export interface ActorContext {
@@ -37,7 +37,12 @@ export class AuditService {
     );
   }
 
-  list(filter: AuditFilter): Promise<{ rows: AuditEntryEntity[]; total: number }> {
+  list(filter: AuditFilter): Promise<{ rows: AuditRow[]; total: number }> {
     return this.audit.findPage(filter);
+  }
+
+  /** Every entry the list filters match, streamed for an export. */
+  exportEntries(criteria: AuditCriteria): Promise<RowStream<AuditRow>> {
+    return this.audit.streamMatching(criteria);
   }
 }

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { APPLICATION_ID } from '../../config/app-config';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { ScannersModule } from '../scanners/scanners.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { UsersModule } from '../users/users.module';
 import { AccessGuard } from './access.guard';
 import { AuthController } from './auth.controller';
@@ -13,7 +13,6 @@ import { strategyNames, TokenStrategies } from './token-strategies';
 
 @Module({
   imports: [
-    JwtModule.register({}),
     // Sessions are never used: every request carries its bearer token.
     PassportModule.registerAsync({
       inject: [APPLICATION_ID],
@@ -22,6 +21,7 @@ import { strategyNames, TokenStrategies } from './token-strategies';
     UsersModule,
     ApiKeysModule,
     ScannersModule,
+    SessionsModule,
   ],
   controllers: [AuthController],
   providers: [AuthService, TokenStrategies, { provide: APP_GUARD, useClass: AccessGuard }],

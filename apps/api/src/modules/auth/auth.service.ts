@@ -1,42 +1,44 @@
-import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
-import { JwtService } from '@nestjs/jwt';
+import { BadRequestException, Injectable, UnauthorizedException } from '@nestjs/common';
+import type { UserPrincipal } from '../../common/auth/principal';
 import { decoyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../../common/auth/secrets';
-import { Clock } from '../../common/clock';
-import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { LoginThrottle } from '../sessions/login-throttle';
+import { SessionIssuer, type SignedIn } from '../sessions/session-issuer';
+import { SessionsRepository } from '../sessions/sessions.repository';
 import { UsersRepository } from '../users/users.repository';
-import type { LoginResponseDto } from './auth.dto';
-import { JWT_ALGORITHM, JWT_AUDIENCE, JWT_ISSUER, type JwtClaims } from './jwt-claims';
 
 @Injectable()
 export class AuthService {
   constructor(
     private readonly users: UsersRepository,
-    private readonly jwt: JwtService,
-    private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sessions: SessionsRepository,
+    private readonly issuer: SessionIssuer,
+    private readonly throttle: LoginThrottle,
   ) {}
 
-  /** Unknown e-mail, wrong password and disabled account all get the same answer, in the same time. */
-  async login(email: string, password: string): Promise<LoginResponseDto> {
-    const user = await this.users.findByEmail(email.trim().toLowerCase());
-    const passwordMatches = await verifyPassword(password, user?.passwordHash ?? (await decoyPasswordHash()));
-    if (!user || !user.passwordHash || !passwordMatches || user.disabled) {
-      throw new UnauthorizedException('Invalid e-mail or password.');
-    }
+  /**
+   * Unknown e-mail, wrong password and disabled account all get the same answer, in the same
+   * time, and all count as failures of that e-mail and of the client's address (429 once spent).
+   */
+  async login(email: string, password: string, address: string): Promise<SignedIn> {
+    const account = email.trim().toLowerCase();
+    const user = await this.users.findByEmail(account);
+    const accepted = await this.throttle.guard({ account, address }, async () => {
+      const passwordMatches = await verifyPassword(password, user?.passwordHash ?? (await decoyPasswordHash()));
+      return passwordMatches && user !== null && user.passwordHash !== null && !user.disabled;
+    });
+    if (!accepted || !user?.passwordHash) throw new UnauthorizedException('Invalid e-mail or password.');
     // The one moment the password is known: bring a hash made at an older cost up to today's.
     if (needsRehash(user.passwordHash)) await this.users.replacePasswordHash(user.id, user.passwordHash, await hashPassword(password));
-    const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
-    const claims: JwtClaims = { sub: user.id, iat: issuedAt, exp: issuedAt + this.config.jwtTtlSeconds };
-    const token = await this.jwt.signAsync(claims, {
-      secret: this.config.jwtSecret,
-      algorithm: JWT_ALGORITHM,
-      issuer: JWT_ISSUER,
-      audience: JWT_AUDIENCE,
-    });
-    return {
-      token,
-      expiresAt: new Date(claims.exp * 1000).toISOString(),
-      user: { id: user.id, email: user.email, name: user.name, role: user.role },
-    };
+    return this.issuer.issue(user, 'password');
+  }
+
+  /** Ends the caller's session: its JWT is refused from now on, on every replica. */
+  async logout(caller: UserPrincipal): Promise<void> {
+    if (caller.credential.kind !== 'session') {
+      throw new BadRequestException(
+        'Logout ends a signed-in session; an API key stops when you delete it (DELETE /api/v1/me/api-keys/{id}).',
+      );
+    }
+    await this.sessions.delete(caller.credential.sessionId);
   }
 }

@@ -10,8 +10,10 @@ import { Clock } from '../../common/clock';
 import { APP_CONFIG, APPLICATION_ID, type AppConfig } from '../../config/app-config';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ScannersService } from '../scanners/scanners.service';
-import { UsersRepository } from '../users/users.repository';
-import { JWT_ALGORITHM, JWT_AUDIENCE, JWT_ISSUER, type JwtClaims } from './jwt-claims';
+import { JWT_ALGORITHM, JWT_AUDIENCE, JWT_ISSUER, type JwtClaims } from '../sessions/jwt-claims';
+import { SessionsRepository } from '../sessions/sessions.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * This application's strategy of each token kind. Passport keeps strategies in one process-wide
@@ -33,7 +35,7 @@ export class TokenStrategies implements OnApplicationShutdown {
   constructor(
     @Inject(APPLICATION_ID) applicationId: string,
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
     private readonly apiKeys: ApiKeysService,
     private readonly scanners: ScannersService,
     private readonly clock: Clock,
@@ -75,15 +77,26 @@ export class TokenStrategies implements OnApplicationShutdown {
 
   private async userForJwt(claims: JwtClaims): Promise<UserPrincipal | null> {
     if (typeof claims.exp !== 'number' || claims.exp * 1000 <= this.clock.now().getTime()) return null;
+    // A token without a session (made before sessions existed, or forged with a leaked secret but
+    // no row) never counts: the session row is what logout and a password change delete.
+    if (typeof claims.sid !== 'string' || !UUID.test(claims.sid) || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) return null;
     // Read fresh on every request: a disabled, deleted or demoted user loses access at once.
-    const user = await this.users.findById(claims.sub);
+    const user = await this.sessions.findUserOfSession(claims.sid, claims.sub);
     if (!user || user.disabled) return null;
-    return { kind: 'user', userId: user.id, email: user.email, role: user.role, via: 'jwt' };
+    return { kind: 'user', userId: user.id, email: user.email, role: user.role, credential: { kind: 'session', sessionId: claims.sid } };
   }
 
   private async userForApiKey(req: Request): Promise<UserPrincipal | null> {
-    const owner = await this.apiKeys.authenticate(bearerToken(req) ?? '');
-    return owner ? { kind: 'user', userId: owner.id, email: owner.email, role: owner.role, via: 'api-key' } : null;
+    const found = await this.apiKeys.authenticate(bearerToken(req) ?? '');
+    if (!found) return null;
+    const { key, owner } = found;
+    return {
+      kind: 'user',
+      userId: owner.id,
+      email: owner.email,
+      role: owner.role,
+      credential: { kind: 'api-key', apiKeyId: key.id, expiresAt: key.expiresAt },
+    };
   }
 
   private async scannerForToken(req: Request): Promise<ScannerPrincipal | null> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, type StreamableFile } from '@nestjs/common';
 import {
   ApiBody,
   ApiConflictResponse,
@@ -13,6 +13,9 @@ import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
+import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
+import { streamCsv } from '../../common/http/csv/csv-export';
+import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export-format';
 import { setTotalCount } from '../../common/http/pagination';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
@@ -27,6 +30,7 @@ import {
   LookupQueryDto,
 } from './certificates.dto';
 import { toActiveCertificate, toCertificateDetail, toCertificateSummary, toLinkedEndpoint } from './certificates.mapper';
+import type { ActiveLinkRow, CertificateSummary } from './certificates.repository';
 import { CertificatesService } from './certificates.service';
 import { ParseFingerprintPipe } from './fingerprint.pipe';
 import { MAX_UPLOAD_CERTIFICATES } from './upload-body';
@@ -69,16 +73,28 @@ export class CertificatesController {
       'Needs `certs:view`. ' +
       'Every stored certificate, soonest `notAfter` first, filtered by `q` (a fingerprint prefix, or part of the common name or a ' +
       'SAN), `isCa`, `selfSigned` and `expired`. A bare array: ' +
-      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches.',
+      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches. ' +
+      'As CSV (`Accept: text/csv` or `format=csv`): every match in the same order.',
   })
   @RequirePermission('certs:view')
-  @ApiOkResponse({ type: [CertificateSummaryDto], description: 'Sorted by notAfter; X-Total-Count gives the full size.' })
+  @ApiListOrCsvResponse(CertificateSummaryDto, 'array', 'Sorted by notAfter; X-Total-Count gives the full size.')
   async listCertificates(
     @Query() query: CertificateListQueryDto,
+    @RequestedFormat() format: ExportFormat,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<CertificateSummaryDto[]> {
+  ): Promise<CertificateSummaryDto[] | StreamableFile> {
     const now = this.clock.now();
-    const { rows, total } = await this.certificates.listCertificates({ ...query, now });
+    const criteria = { q: query.q, isCa: query.isCa, selfSigned: query.selfSigned, expired: query.expired, now };
+    if (format === 'csv') {
+      return streamCsv({
+        list: 'certificates',
+        item: CertificateSummaryDto,
+        open: () => this.certificates.exportCertificates(criteria),
+        toItem: (row: CertificateSummary) => toCertificateSummary(row, now),
+        now,
+      });
+    }
+    const { rows, total } = await this.certificates.listCertificates({ ...criteria, limit: query.limit, offset: query.offset });
     setTotalCount(res, total);
     return rows.map((row) => toCertificateSummary(row, now));
   }
@@ -90,12 +106,17 @@ export class CertificatesController {
       'Needs `certs:view`. ' +
       'One row per current (endpoint, certificate) link, soonest expiry first, disabled and scan-exempt endpoints included; filters ' +
       '`type` (of the endpoint), `tag` (repeatable; any of them matches) and `certUse`. A bare array: ' +
-      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches.',
+      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches. ' +
+      'As CSV (`Accept: text/csv` or `format=csv`): every match in the same order.',
   })
   @RequirePermission('certs:view')
-  @ApiOkResponse({ type: [ActiveCertificateDto], description: 'One row per current (endpoint, certificate) link, soonest expiry first.' })
-  listActiveCertificates(@Query() query: ActiveQueryDto, @Res({ passthrough: true }) res: Response): Promise<ActiveCertificateDto[]> {
-    return this.activePage(query, res, null);
+  @ApiListOrCsvResponse(ActiveCertificateDto, 'array', 'One row per current (endpoint, certificate) link, soonest expiry first.')
+  listActiveCertificates(
+    @Query() query: ActiveQueryDto,
+    @RequestedFormat() format: ExportFormat,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ActiveCertificateDto[] | StreamableFile> {
+    return this.activeList(query, format, res, null);
   }
 
   @Get('expiring')
@@ -104,15 +125,20 @@ export class CertificatesController {
     description:
       'Needs `certs:view`. ' +
       'The rows of `GET /api/v1/certificates/active` whose certificate has at most `days` days remaining (0 to 3650, default 30); ' +
-      'expired ones are always included, with a negative `daysRemaining`. Same filters, window and `X-Total-Count`.',
+      'expired ones are always included, with a negative `daysRemaining`. Same filters, window, `X-Total-Count` and CSV form.',
   })
   @RequirePermission('certs:view')
-  @ApiOkResponse({
-    type: [ActiveCertificateDto],
-    description: 'Current links expiring within `days` days, expired ones included (negative daysRemaining).',
-  })
-  listExpiringCertificates(@Query() query: ExpiringQueryDto, @Res({ passthrough: true }) res: Response): Promise<ActiveCertificateDto[]> {
-    return this.activePage(query, res, query.days);
+  @ApiListOrCsvResponse(
+    ActiveCertificateDto,
+    'array',
+    'Current links expiring within `days` days, expired ones included (negative daysRemaining).',
+  )
+  listExpiringCertificates(
+    @Query() query: ExpiringQueryDto,
+    @RequestedFormat() format: ExportFormat,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ActiveCertificateDto[] | StreamableFile> {
+    return this.activeList(query, format, res, query.days);
   }
 
   @Get('lookup')
@@ -216,16 +242,29 @@ export class CertificatesController {
   }
 
   /** Active links, or with `withinDays` the expiring ones: daysRemaining <= days  <=>  notAfter < now + (days + 1) * 24 h. */
-  private async activePage(query: ActiveQueryDto, res: Response, withinDays: number | null): Promise<ActiveCertificateDto[]> {
+  private async activeList(
+    query: ActiveQueryDto,
+    format: ExportFormat,
+    res: Response,
+    withinDays: number | null,
+  ): Promise<ActiveCertificateDto[] | StreamableFile> {
     const now = this.clock.now();
-    const { rows, total } = await this.certificates.listActive({
+    const criteria = {
       notAfterBefore: withinDays === null ? undefined : new Date(now.getTime() + (withinDays + 1) * DAY_MS),
       type: query.type,
       tags: query.tag,
       certUse: query.certUse,
-      limit: query.limit,
-      offset: query.offset,
-    });
+    };
+    if (format === 'csv') {
+      return streamCsv({
+        list: withinDays === null ? 'certificates-active' : 'certificates-expiring',
+        item: ActiveCertificateDto,
+        open: () => this.certificates.exportActive(criteria),
+        toItem: (row: ActiveLinkRow) => toActiveCertificate(row, now),
+        now,
+      });
+    }
+    const { rows, total } = await this.certificates.listActive({ ...criteria, limit: query.limit, offset: query.offset });
     setTotalCount(res, total);
     return rows.map((row) => toActiveCertificate(row, now));
   }

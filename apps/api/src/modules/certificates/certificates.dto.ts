@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { WithExportFormat } from '../../common/http/csv/export-format';
 import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
 import { IsTagList, ToBoolean, ToInteger } from '../../common/validation/decorators';
 import { ENDPOINT_TYPES, type EndpointType } from '../endpoints/endpoint.entity';
 import { CurrentCertificateDto, EndpointResponseDto } from '../endpoints/endpoints.dto';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 
-export class CertificateListQueryDto extends ListWindowQueryDto {
+export class CertificateListQueryDto extends WithExportFormat(ListWindowQueryDto) {
   @ApiPropertyOptional({ description: 'Fingerprint prefix, or a substring of the common name or a SAN.' })
   @IsOptional()
   @IsString()
@@ -34,7 +35,7 @@ export class CertificateListQueryDto extends ListWindowQueryDto {
   expired?: boolean;
 }
 
-export class ActiveQueryDto extends ListWindowQueryDto {
+export class ActiveQueryDto extends WithExportFormat(ListWindowQueryDto) {
   @ApiPropertyOptional({ enum: ENDPOINT_TYPES })
   @IsOptional()
   @IsIn(ENDPOINT_TYPES)

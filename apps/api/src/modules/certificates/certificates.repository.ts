@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ParsedCertificate } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
 import { escapeLike } from '../../database/like';
+import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import type { CertUse } from '../links/endpoint-certificate.entity';
@@ -33,22 +34,30 @@ export interface ActiveLinkRow extends CurrentCertificateRow {
   endpointType: EndpointType;
 }
 
-export interface CertificateFilter {
+/** The certificate list's filters, without a page window. */
+export interface CertificateCriteria {
   q?: string;
   isCa?: boolean;
   selfSigned?: boolean;
   expired?: boolean;
   now: Date;
+}
+
+export interface CertificateFilter extends CertificateCriteria {
   limit: number;
   offset: number;
 }
 
-export interface ActiveFilter {
+/** The active and expiring lists' filters, without a page window. */
+export interface ActiveCriteria {
   /** Only links whose certificate expires before this instant (the expiring list). */
   notAfterBefore?: Date;
   type?: EndpointType;
   tags?: string[];
   certUse?: CertUse;
+}
+
+export interface ActiveFilter extends ActiveCriteria {
   limit: number;
   offset: number;
 }
@@ -166,19 +175,27 @@ export class CertificatesRepository {
   }
 
   async findPage(filter: CertificateFilter): Promise<{ rows: CertificateSummary[]; total: number }> {
+    const { select, count } = this.listQueries(filter);
+    return this.pageOf(select, count, filter);
+  }
+
+  /** Every certificate the list filters match, in the list's order, for an export. */
+  streamMatching(criteria: CertificateCriteria): Promise<RowStream<CertificateSummary>> {
+    return openRowStream(this.dataSource, this.listQueries(criteria).select);
+  }
+
+  private listQueries(criteria: CertificateCriteria): { select: SqlQuery; count: SqlQuery } {
     const params = new Params();
     const conditions: string[] = [];
-    if (filter.q) conditions.push(this.matchesText(filter.q, params));
-    if (filter.isCa !== undefined) conditions.push(`c.is_ca = ${params.add(filter.isCa)}`);
-    if (filter.selfSigned !== undefined) conditions.push(`c.self_signed = ${params.add(filter.selfSigned)}`);
-    if (filter.expired !== undefined) conditions.push(`c.not_after ${filter.expired ? '<=' : '>'} ${params.add(filter.now)}`);
+    if (criteria.q) conditions.push(this.matchesText(criteria.q, params));
+    if (criteria.isCa !== undefined) conditions.push(`c.is_ca = ${params.add(criteria.isCa)}`);
+    if (criteria.selfSigned !== undefined) conditions.push(`c.self_signed = ${params.add(criteria.selfSigned)}`);
+    if (criteria.expired !== undefined) conditions.push(`c.not_after ${criteria.expired ? '<=' : '>'} ${params.add(criteria.now)}`);
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-    return this.pageOf(
-      `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY c.not_after, c.fingerprint`,
-      `SELECT count(*)::int AS total FROM certificates c ${where}`,
-      params,
-      filter,
-    );
+    return {
+      select: { text: `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY c.not_after, c.fingerprint`, values: params.values },
+      count: { text: `SELECT count(*)::int AS total FROM certificates c ${where}`, values: params.values },
+    };
   }
 
   /** Certificates whose fingerprint starts with `q` or whose common name or SANs contain it, by common name. */
@@ -186,35 +203,48 @@ export class CertificatesRepository {
     const params = new Params();
     const where = `WHERE ${this.matchesText(q, params)}`;
     return this.pageOf(
-      `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY c.common_name NULLS LAST, c.fingerprint`,
-      `SELECT count(*)::int AS total FROM certificates c ${where}`,
-      params,
+      {
+        text: `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY c.common_name NULLS LAST, c.fingerprint`,
+        values: params.values,
+      },
+      { text: `SELECT count(*)::int AS total FROM certificates c ${where}`, values: params.values },
       window,
     );
   }
 
   /** Current links with their endpoint and certificate, soonest expiry first. */
   async findActive(filter: ActiveFilter): Promise<{ rows: ActiveLinkRow[]; total: number }> {
+    const { select, count } = this.activeQueries(filter);
+    return this.pageOf(select, count, filter);
+  }
+
+  /** Every current link the active (or expiring) filters match, soonest expiry first, for an export. */
+  streamActive(criteria: ActiveCriteria): Promise<RowStream<ActiveLinkRow>> {
+    return openRowStream(this.dataSource, this.activeQueries(criteria).select);
+  }
+
+  private activeQueries(criteria: ActiveCriteria): { select: SqlQuery; count: SqlQuery } {
     const params = new Params();
     const conditions = ['l.is_current'];
-    if (filter.notAfterBefore) conditions.push(`l.not_after < ${params.add(filter.notAfterBefore)}`);
-    if (filter.certUse) conditions.push(`l.cert_use = ${params.add(filter.certUse)}`);
-    if (filter.type) conditions.push(`e.type = ${params.add(filter.type)}`);
-    if (filter.tags?.length) conditions.push(`e.tags && ${params.add(filter.tags)}::text[]`);
+    if (criteria.notAfterBefore) conditions.push(`l.not_after < ${params.add(criteria.notAfterBefore)}`);
+    if (criteria.certUse) conditions.push(`l.cert_use = ${params.add(criteria.certUse)}`);
+    if (criteria.type) conditions.push(`e.type = ${params.add(criteria.type)}`);
+    if (criteria.tags?.length) conditions.push(`e.tags && ${params.add(criteria.tags)}::text[]`);
     const where = `WHERE ${conditions.join(' AND ')}`;
     const from = 'FROM endpoint_certificates l JOIN endpoints e ON e.id = l.endpoint_id';
     // Counting needs the endpoints only to filter by them; without such a filter the partial index answers alone.
-    const countFrom = filter.type || filter.tags?.length ? from : 'FROM endpoint_certificates l';
-    return this.pageOf(
-      `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", l.cert_use AS "certUse",
-              c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
-              c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt"
-         ${from} JOIN certificates c ON c.fingerprint = l.fingerprint
-         ${where} ORDER BY l.not_after, l.id`,
-      `SELECT count(*)::int AS total ${countFrom} ${where}`,
-      params,
-      filter,
-    );
+    const countFrom = criteria.type || criteria.tags?.length ? from : 'FROM endpoint_certificates l';
+    return {
+      select: {
+        text: `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", l.cert_use AS "certUse",
+                      c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
+                      c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt"
+                 ${from} JOIN certificates c ON c.fingerprint = l.fingerprint
+                 ${where} ORDER BY l.not_after, l.id`,
+        values: params.values,
+      },
+      count: { text: `SELECT count(*)::int AS total ${countFrom} ${where}`, values: params.values },
+    };
   }
 
   /** Every criterion given must match. */
@@ -249,18 +279,16 @@ export class CertificatesRepository {
     return /^[0-9a-f]{2,64}$/.test(hex) ? `(${text} OR c.fingerprint LIKE ${params.add(`${hex}%`)})` : text;
   }
 
+  /** One window of `select` (which must not be paged yet) and the number of all its rows. */
   private async pageOf<T>(
-    select: string,
-    count: string,
-    params: Params,
+    select: SqlQuery,
+    count: SqlQuery,
     window: { limit: number; offset: number },
   ): Promise<{ rows: T[]; total: number }> {
-    const filterValues = [...params.values];
-    const limit = params.add(window.limit);
-    const offset = params.add(window.offset);
+    const values = [...select.values, window.limit, window.offset];
     const [rows, counted] = await Promise.all([
-      this.dataSource.query<T[]>(`${select} LIMIT ${limit} OFFSET ${offset}`, params.values),
-      this.dataSource.query<{ total: number }[]>(count, filterValues),
+      this.dataSource.query<T[]>(`${select.text} LIMIT $${values.length - 1} OFFSET $${values.length}`, values),
+      this.dataSource.query<{ total: number }[]>(count.text, count.values),
     ]);
     return { rows, total: counted[0].total };
   }

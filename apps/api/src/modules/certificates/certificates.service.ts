@@ -8,9 +8,12 @@ import type { CertUse } from '../links/endpoint-certificate.entity';
 import { type LinkedEndpointRow, LinksRepository } from '../links/links.repository';
 import { LinksService } from '../links/links.service';
 import type { CertificateEntity } from './certificate.entity';
+import type { RowStream } from '../../database/row-stream';
 import {
+  type ActiveCriteria,
   type ActiveFilter,
   type ActiveLinkRow,
+  type CertificateCriteria,
   type CertificateFilter,
   CertificatesRepository,
   type CertificateSummary,
@@ -148,6 +151,16 @@ export class CertificatesService {
 
   listActive(filter: ActiveFilter): Promise<{ rows: ActiveLinkRow[]; total: number }> {
     return this.certificates.findActive(filter);
+  }
+
+  /** Every certificate the list filters match, streamed for an export. */
+  exportCertificates(criteria: CertificateCriteria): Promise<RowStream<CertificateSummary>> {
+    return this.certificates.streamMatching(criteria);
+  }
+
+  /** Every current link the active or expiring filters match, streamed for an export. */
+  exportActive(criteria: ActiveCriteria): Promise<RowStream<ActiveLinkRow>> {
+    return this.certificates.streamActive(criteria);
   }
 
   async lookup(query: { fingerprint?: string; serialNumber?: string; hostname?: string }): Promise<CertificateSummary[]> {

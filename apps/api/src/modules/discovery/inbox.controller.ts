@@ -1,8 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, type StreamableFile } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
-import { ApiPageResponse, type Page, toPage } from '../../common/http/pagination';
+import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
+import { streamCsv } from '../../common/http/csv/csv-export';
+import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export-format';
+import { type Page, toPage } from '../../common/http/pagination';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
 import { EndpointResponseDto } from '../endpoints/endpoints.dto';
@@ -17,6 +20,7 @@ import {
   PromoteInboxEntryDto,
 } from './inbox.dto';
 import { toInboxEntryResponse } from './inbox.mapper';
+import type { InboxView } from './inbox.repository';
 import { type InboxActionOutcome, InboxService } from './inbox.service';
 
 @ApiTags('discovery')
@@ -33,13 +37,28 @@ export class InboxController {
     description:
       'Needs `discovery:view`. One entry per (network, address, port) a sweep found a TLS service at, newest first, with its ' +
       'certificate and a status: `new`, `tracked` (a host endpoint on the port names the address or last reached it), `promoted` or ' +
-      '`dismissed`. Filters `status`, `networkId` and `q` (part of the address, a host name, the common name or the fingerprint).',
+      '`dismissed`. Filters `status`, `networkId` and `q` (part of the address, a host name, the common name or the fingerprint). ' +
+      'Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
+      'As CSV (`Accept: text/csv` or `format=csv`): every matching entry in the same order.',
   })
   @RequirePermission('discovery:view')
-  @ApiPageResponse(InboxEntryResponseDto)
-  async listInbox(@Query() query: InboxQueryDto): Promise<Page<InboxEntryResponseDto>> {
+  @ApiListOrCsvResponse(InboxEntryResponseDto, 'page')
+  async listInbox(
+    @Query() query: InboxQueryDto,
+    @RequestedFormat() format: ExportFormat,
+  ): Promise<Page<InboxEntryResponseDto> | StreamableFile> {
     const now = this.clock.now();
-    const { rows, total } = await this.inbox.listEntries(query);
+    const criteria = { status: query.status, networkId: query.networkId, q: query.q };
+    if (format === 'csv') {
+      return streamCsv({
+        list: 'discovery-inbox',
+        item: InboxEntryResponseDto,
+        open: () => this.inbox.exportEntries(criteria),
+        toItem: (row: InboxView) => toInboxEntryResponse(row, now),
+        now,
+      });
+    }
+    const { rows, total } = await this.inbox.listEntries({ ...criteria, limit: query.limit, offset: query.offset });
     return toPage(
       rows.map((row) => toInboxEntryResponse(row, now)),
       total,

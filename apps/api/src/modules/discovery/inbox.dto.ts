@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { WithExportFormat } from '../../common/http/csv/export-format';
 import { PageQueryDto } from '../../common/http/pagination';
 import { IsOmittable } from '../../common/validation/decorators';
 import { EndpointResponseDto } from '../endpoints/endpoints.dto';
@@ -7,7 +8,7 @@ import { INBOX_STATUSES, type InboxStatus } from './inbox.repository';
 
 export const MAX_BULK_INBOX_IDS = 500;
 
-export class InboxQueryDto extends PageQueryDto {
+export class InboxQueryDto extends WithExportFormat(PageQueryDto) {
   @ApiPropertyOptional({ enum: INBOX_STATUSES })
   @IsOptional()
   @IsIn(INBOX_STATUSES)

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { escapeLike } from '../../database/like';
+import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import { DiscoveryInboxEntryEntity } from './inbox-entry.entity';
 import { DiscoveryNetworkEntity } from './network.entity';
@@ -27,10 +28,14 @@ export interface InboxView {
   lastSeenAt: Date;
 }
 
-export interface InboxFilter {
+/** The inbox list's filters, without a page window. */
+export interface InboxCriteria {
   status?: InboxStatus;
   networkId?: string;
   q?: string;
+}
+
+export interface InboxFilter extends InboxCriteria {
   limit: number;
   offset: number;
 }
@@ -72,23 +77,19 @@ export class InboxRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async findPage(filter: InboxFilter): Promise<{ rows: InboxView[]; total: number }> {
-    const conditions: string[] = [];
-    const parameters: unknown[] = [];
-    if (filter.status) conditions.push(`status = $${parameters.push(filter.status)}`);
-    if (filter.networkId) conditions.push(`"networkId" = $${parameters.push(filter.networkId)}`);
-    if (filter.q) {
-      const pattern = `$${parameters.push(`%${escapeLike(filter.q)}%`)}`;
-      conditions.push(
-        `(address ILIKE ${pattern} OR array_to_string(hostnames, ' ') ILIKE ${pattern} OR "commonName" ILIKE ${pattern} OR fingerprint ILIKE ${pattern})`,
-      );
-    }
-    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    const { where, parameters } = matching(filter);
     const [counted] = await this.dataSource.query<{ total: string }[]>(`SELECT count(*) AS total FROM (${VIEW}) v ${where}`, parameters);
+    const select = matchingQuery(filter);
     const rows = await this.dataSource.query<InboxView[]>(
-      `SELECT * FROM (${VIEW}) v ${where} ORDER BY "firstSeenAt" DESC, id LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
-      [...parameters, filter.limit, filter.offset],
+      `${select.text} LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`,
+      [...select.values, filter.limit, filter.offset],
     );
     return { rows, total: Number(counted.total) };
+  }
+
+  /** Every entry the list filters match, in the list's order (newest first), for an export. */
+  streamMatching(criteria: InboxCriteria): Promise<RowStream<InboxView>> {
+    return openRowStream(this.dataSource, matchingQuery(criteria));
   }
 
   async findViews(ids: string[], transaction?: Transaction): Promise<Map<string, InboxView>> {
@@ -194,3 +195,23 @@ export class InboxRepository {
 }
 
 export const serviceKey = (service: { address: string; port: number }) => `${service.address} ${service.port}`;
+
+/** The WHERE clause of the list filters over the view and its parameters, shared by the page, its count and the export. */
+function matching(criteria: InboxCriteria): { where: string; parameters: unknown[] } {
+  const conditions: string[] = [];
+  const parameters: unknown[] = [];
+  if (criteria.status) conditions.push(`status = $${parameters.push(criteria.status)}`);
+  if (criteria.networkId) conditions.push(`"networkId" = $${parameters.push(criteria.networkId)}`);
+  if (criteria.q) {
+    const pattern = `$${parameters.push(`%${escapeLike(criteria.q)}%`)}`;
+    conditions.push(
+      `(address ILIKE ${pattern} OR array_to_string(hostnames, ' ') ILIKE ${pattern} OR "commonName" ILIKE ${pattern} OR fingerprint ILIKE ${pattern})`,
+    );
+  }
+  return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', parameters };
+}
+
+function matchingQuery(criteria: InboxCriteria): SqlQuery {
+  const { where, parameters } = matching(criteria);
+  return { text: `SELECT * FROM (${VIEW}) v ${where} ORDER BY "firstSeenAt" DESC, id`, values: parameters };
+}

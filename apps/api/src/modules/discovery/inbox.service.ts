@@ -6,7 +6,8 @@ import { CertificatesService } from '../certificates/certificates.service';
 import type { EndpointRow } from '../endpoints/endpoints.repository';
 import { EndpointsService } from '../endpoints/endpoints.service';
 import type { PromoteInboxEntryDto } from './inbox.dto';
-import { type FoundService, type InboxFilter, InboxRepository, type InboxView, serviceKey } from './inbox.repository';
+import type { RowStream } from '../../database/row-stream';
+import { type FoundService, type InboxCriteria, type InboxFilter, InboxRepository, type InboxView, serviceKey } from './inbox.repository';
 
 /** One id of an inbox action, answered as the action would have answered it alone. */
 export type InboxActionOutcome =
@@ -33,6 +34,11 @@ export class InboxService {
 
   listEntries(filter: InboxFilter): Promise<{ rows: InboxView[]; total: number }> {
     return this.inbox.findPage(filter);
+  }
+
+  /** Every entry the list filters match, streamed for an export. */
+  exportEntries(criteria: InboxCriteria): Promise<RowStream<InboxView>> {
+    return this.inbox.streamMatching(criteria);
   }
 
   networkExists(id: string): Promise<boolean> {

@@ -13,6 +13,9 @@ export type EndpointType = (typeof ENDPOINT_TYPES)[number];
 @Index('endpoints_ip_address_port_idx', ['ipAddress', 'port'])
 @Index('endpoints_metadata_url_idx', ['metadataUrl'])
 @Index('endpoints_scanner_id_idx', ['scannerId'])
+// The dashboard's counts by type and failing endpoints, oldest error first (docs/api-contract.md section 11).
+@Index('endpoints_type_idx', ['type'])
+@Index('endpoints_error_since_idx', ['errorSince', 'id'], { where: 'error_since IS NOT NULL' })
 export class EndpointEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoints_pkey' })
   id!: string;
@@ -70,6 +73,8 @@ export class EndpointEntity {
   @Column({ type: 'timestamptz', nullable: true })
   errorSince!: Date | null;
 
+  /** Stale scans on the dashboard: a partial index on coalesce(last_scanned_at, created_at), see migration DashboardIndexes. */
+  @Index('endpoints_stale_scan_idx', { synchronize: false })
   @Column({ type: 'timestamptz', nullable: true })
   lastScannedAt!: Date | null;
 

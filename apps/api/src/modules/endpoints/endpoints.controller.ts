@@ -1,4 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseUUIDPipe,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Res,
+  type StreamableFile,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConflictResponse,
@@ -12,7 +26,10 @@ import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
-import { ApiPageResponse, ListWindowQueryDto, type Page, setTotalCount, toPage } from '../../common/http/pagination';
+import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
+import { streamCsv } from '../../common/http/csv/csv-export';
+import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export-format';
+import { type Page, setTotalCount, toPage } from '../../common/http/pagination';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
 import {
@@ -21,6 +38,7 @@ import {
   EndpointInputDto,
   EndpointListQueryDto,
   EndpointResponseDto,
+  ScanHistoryQueryDto,
   ScanHistoryRowDto,
   TlsProfileResponseDto,
 } from './endpoints.dto';
@@ -41,20 +59,26 @@ export class EndpointsController {
     description:
       'Needs `endpoints:view`. ' +
       'Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches) and `q` (part of ' +
-      'the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50).',
+      'the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
+      'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.',
   })
   @RequirePermission('endpoints:view')
-  @ApiPageResponse(EndpointResponseDto)
-  async listEndpoints(@Query() query: EndpointListQueryDto): Promise<Page<EndpointResponseDto>> {
-    const { rows, total } = await this.endpoints.listEndpoints({
-      type: query.type,
-      enabled: query.enabled,
-      hasError: query.has_error,
-      tags: query.tag,
-      q: query.q,
-      limit: query.limit,
-      offset: query.offset,
-    });
+  @ApiListOrCsvResponse(EndpointResponseDto, 'page')
+  async listEndpoints(
+    @Query() query: EndpointListQueryDto,
+    @RequestedFormat() format: ExportFormat,
+  ): Promise<Page<EndpointResponseDto> | StreamableFile> {
+    const criteria = { type: query.type, enabled: query.enabled, hasError: query.has_error, tags: query.tag, q: query.q };
+    if (format === 'csv') {
+      return streamCsv({
+        list: 'endpoints',
+        item: EndpointResponseDto,
+        open: () => this.endpoints.exportEndpoints(criteria),
+        toItem: toEndpointResponse,
+        now: this.clock.now(),
+      });
+    }
+    const { rows, total } = await this.endpoints.listEndpoints({ ...criteria, limit: query.limit, offset: query.offset });
     return toPage(rows.map(toEndpointResponse), total, query);
   }
 
@@ -165,16 +189,27 @@ export class EndpointsController {
       'Needs `endpoints:view`. ' +
       'One row per scan, newest first: when, success or error, the address reached, the leaf fingerprint, the TLS version and the ' +
       'scanner. Empty for manual endpoints. A bare array: ' +
-      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of scans.',
+      '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of scans. ' +
+      'As CSV (`Accept: text/csv` or `format=csv`): the whole history, newest first.',
   })
   @RequirePermission('endpoints:view')
-  @ApiOkResponse({ type: [ScanHistoryRowDto], description: 'Newest first; X-Total-Count gives the full size. Empty for manual endpoints.' })
+  @ApiListOrCsvResponse(ScanHistoryRowDto, 'array', 'Newest first; X-Total-Count gives the full size. Empty for manual endpoints.')
   async getEndpointHistory(
     @Param('id', ParseUUIDPipe) id: string,
-    @Query() window: ListWindowQueryDto,
+    @Query() query: ScanHistoryQueryDto,
+    @RequestedFormat() format: ExportFormat,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<ScanHistoryRowDto[]> {
-    const { rows, total } = await this.endpoints.history(id, window);
+  ): Promise<ScanHistoryRowDto[] | StreamableFile> {
+    if (format === 'csv') {
+      return streamCsv({
+        list: 'endpoint-history',
+        item: ScanHistoryRowDto,
+        open: () => this.endpoints.exportHistory(id),
+        toItem: toScanHistoryRow,
+        now: this.clock.now(),
+      });
+    }
+    const { rows, total } = await this.endpoints.history(id, { limit: query.limit, offset: query.offset });
     setTotalCount(res, total);
     return rows.map(toScanHistoryRow);
   }

@@ -15,7 +15,8 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/http/pagination';
+import { WithExportFormat } from '../../common/http/csv/export-format';
+import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
 import { IsDnsNameOrIp, IsHttpUrl, IsIpAddress, IsTagList, ToBoolean } from '../../common/validation/decorators';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 import { ENDPOINT_TYPES, type EndpointType } from './endpoint.entity';
@@ -99,7 +100,7 @@ export class EndpointInputDto {
   metadataUrl?: string;
 }
 
-export class EndpointListQueryDto extends PageQueryDto {
+export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
   @ApiPropertyOptional({ enum: ENDPOINT_TYPES })
   @IsOptional()
   @IsIn(ENDPOINT_TYPES)
@@ -132,6 +133,9 @@ export class EndpointListQueryDto extends PageQueryDto {
   @MaxLength(200)
   q?: string;
 }
+
+/** The scan history window, or with `format=csv` the whole history. */
+export class ScanHistoryQueryDto extends WithExportFormat(ListWindowQueryDto) {}
 
 export class EndpointTagsDto {
   @ApiProperty({ type: [String] })

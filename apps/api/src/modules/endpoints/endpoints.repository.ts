@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ENDPOINT_WRITE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { escapeLike } from '../../database/like';
+import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
 import type { ScanHistoryEntity } from './scan-history.entity';
@@ -17,12 +18,16 @@ export type EndpointRecord = Pick<
 /** An endpoint as read back, with what its latest successful scan found. */
 export type EndpointRow = Omit<EndpointEntity, 'scanner'> & { chainComplete: boolean | null; resolvedIp: string | null };
 
-export interface EndpointFilter {
+/** The list filters (docs/api-contract.md section 4), without a page window. */
+export interface EndpointCriteria {
   type?: EndpointType;
   enabled?: boolean;
   hasError?: boolean;
   tags?: string[];
   q?: string;
+}
+
+export interface EndpointFilter extends EndpointCriteria {
   limit: number;
   offset: number;
 }
@@ -75,15 +80,8 @@ export class EndpointsRepository {
 
   /** One page sorted by name, and the number of all matches. */
   async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
-    const conditions: string[] = [];
-    const params: unknown[] = [];
+    const { where, params } = matching(filter);
     const param = (value: unknown) => `$${params.push(value)}`;
-    if (filter.type) conditions.push(`e.type = ${param(filter.type)}`);
-    if (filter.enabled !== undefined) conditions.push(`e.enabled = ${param(filter.enabled)}`);
-    if (filter.hasError !== undefined) conditions.push(filter.hasError ? 'e.error_since IS NOT NULL' : 'e.error_since IS NULL');
-    if (filter.tags?.length) conditions.push(`e.tags && ${param(filter.tags)}::text[]`);
-    if (filter.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(filter.q.toLowerCase())}%`)}`);
-    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const manager = this.dataSource.manager;
     const [rows, counted] = await Promise.all([
       // Page first, then join the latest scan: a deep offset must not run the join for skipped rows.
@@ -97,6 +95,11 @@ export class EndpointsRepository {
       manager.query<{ total: number }[]>(`SELECT count(*)::int AS total FROM endpoints e ${where}`, params.slice(0, params.length - 2)),
     ]);
     return { rows, total: counted[0].total };
+  }
+
+  /** Every endpoint matching the list filters, in the list's order (by name), for an export. */
+  streamMatching(criteria: EndpointCriteria): Promise<RowStream<EndpointRow>> {
+    return openRowStream(this.dataSource, matchingQuery(criteria));
   }
 
   /** The identities (see endpointIdentity) already taken among endpoints that could collide with `records`. */
@@ -176,17 +179,18 @@ export class EndpointsRepository {
   }
 
   async findHistory(endpointId: string, window: { limit: number; offset: number }): Promise<{ rows: ScanHistoryEntity[]; total: number }> {
+    const history = historyQuery(endpointId);
     const manager = this.dataSource.manager;
     const [rows, counted] = await Promise.all([
-      manager.query<ScanHistoryEntity[]>(
-        `SELECT id, endpoint_id AS "endpointId", scanned_at AS "scannedAt", success, error, resolved_ip AS "resolvedIp", fingerprint,
-                tls_version AS "tlsVersion", chain_complete AS "chainComplete", scanner_id AS "scannerId"
-           FROM scan_history WHERE endpoint_id = $1 ORDER BY scanned_at DESC, id DESC LIMIT $2 OFFSET $3`,
-        [endpointId, window.limit, window.offset],
-      ),
+      manager.query<ScanHistoryEntity[]>(`${history.text} LIMIT $2 OFFSET $3`, [...history.values, window.limit, window.offset]),
       manager.query<{ total: number }[]>('SELECT count(*)::int AS total FROM scan_history WHERE endpoint_id = $1', [endpointId]),
     ]);
     return { rows, total: counted[0].total };
+  }
+
+  /** The endpoint's whole scan history, newest first, for an export. */
+  streamHistory(endpointId: string): Promise<RowStream<ScanHistoryEntity>> {
+    return openRowStream(this.dataSource, historyQuery(endpointId));
   }
 
   findTlsProfile(endpointId: string): Promise<TlsProfileEntity | null> {
@@ -203,4 +207,32 @@ export class EndpointsRepository {
     const rows = await (transaction ?? this.dataSource.manager).query<{ id: string }[]>('SELECT id FROM scanners WHERE is_default');
     return rows[0]?.id ?? null;
   }
+}
+
+/** The WHERE clause of the list filters and its parameters, shared by the page, its count and the export. */
+function matching(criteria: EndpointCriteria): { where: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  if (criteria.type) conditions.push(`e.type = ${param(criteria.type)}`);
+  if (criteria.enabled !== undefined) conditions.push(`e.enabled = ${param(criteria.enabled)}`);
+  if (criteria.hasError !== undefined) conditions.push(criteria.hasError ? 'e.error_since IS NOT NULL' : 'e.error_since IS NULL');
+  if (criteria.tags?.length) conditions.push(`e.tags && ${param(criteria.tags)}::text[]`);
+  if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
+  return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+/** Every matching endpoint with its latest scan, in the order of the list. */
+function matchingQuery(criteria: EndpointCriteria): SqlQuery {
+  const { where, params } = matching(criteria);
+  return { text: `${SELECT_ENDPOINT} ${where} ORDER BY e.name, e.id`, values: params };
+}
+
+function historyQuery(endpointId: string): SqlQuery {
+  return {
+    text: `SELECT id, endpoint_id AS "endpointId", scanned_at AS "scannedAt", success, error, resolved_ip AS "resolvedIp", fingerprint,
+                  tls_version AS "tlsVersion", chain_complete AS "chainComplete", scanner_id AS "scannerId"
+             FROM scan_history WHERE endpoint_id = $1 ORDER BY scanned_at DESC, id DESC`,
+    values: [endpointId],
+  };
 }

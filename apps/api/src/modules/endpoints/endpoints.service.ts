@@ -2,12 +2,20 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { randomUUID } from 'node:crypto';
+import type { RowStream } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { type CurrentCertificateRow, LinksRepository } from '../links/links.repository';
 import { buildEndpointRecord, type RecordMode, uniqueTags } from './endpoint-record';
 import { EndpointInputDto, MAX_TAGS } from './endpoints.dto';
-import { type EndpointFilter, endpointIdentity, type EndpointRecord, type EndpointRow, EndpointsRepository } from './endpoints.repository';
+import {
+  type EndpointCriteria,
+  type EndpointFilter,
+  endpointIdentity,
+  type EndpointRecord,
+  type EndpointRow,
+  EndpointsRepository,
+} from './endpoints.repository';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import type { TlsProfileEntity } from './tls-profile.entity';
 import { isTag } from '../../common/validation/decorators';
@@ -32,6 +40,11 @@ export class EndpointsService {
 
   listEndpoints(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
     return this.endpoints.findPage(filter);
+  }
+
+  /** Every endpoint the list filters match, streamed for an export. */
+  exportEndpoints(criteria: EndpointCriteria): Promise<RowStream<EndpointRow>> {
+    return this.endpoints.streamMatching(criteria);
   }
 
   async getEndpoint(id: string): Promise<EndpointRow> {
@@ -183,6 +196,12 @@ export class EndpointsService {
   async history(id: string, window: { limit: number; offset: number }): Promise<{ rows: ScanHistoryEntity[]; total: number }> {
     await this.getEndpoint(id);
     return this.endpoints.findHistory(id, window);
+  }
+
+  /** The whole scan history, streamed for an export; 404 for an unknown endpoint as the JSON list. */
+  async exportHistory(id: string): Promise<RowStream<ScanHistoryEntity>> {
+    await this.getEndpoint(id);
+    return this.endpoints.streamHistory(id);
   }
 
   /** 404 for saml and manual endpoints and for a host never profiled. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { EndpointType } from '../endpoints/endpoint.entity';
+import { inSubscriptionScope } from './subscription-scope';
 
 export interface ExpiringEndpoint {
   id: string;
@@ -18,9 +19,10 @@ export interface ExpiringCertificate {
 }
 
 /**
- * The one scoping rule shared by e-mail alerts and calendar feeds (docs/api-contract.md section 6):
- * a user with tag subscriptions sees certificates current on endpoints sharing at least one
- * subscribed tag; a user with none sees everything. Disabled and scan-exempt endpoints count.
+ * What is about to expire for e-mail alerts and calendar feeds (docs/api-contract.md section 6),
+ * scoped by the one rule they share with the dashboard (inSubscriptionScope): a user with tag
+ * subscriptions sees certificates current on endpoints sharing at least one subscribed tag; a user
+ * with none sees everything. Disabled and scan-exempt endpoints count.
  */
 @Injectable()
 export class ExpiryRepository {
@@ -34,7 +36,7 @@ export class ExpiryRepository {
          FROM endpoint_certificates l
          JOIN endpoints e ON e.id = l.endpoint_id
          JOIN certificates c ON c.fingerprint = l.fingerprint
-        WHERE l.is_current AND l.not_after < $1 AND (cardinality($2::text[]) = 0 OR e.tags && $2::text[])
+        WHERE l.is_current AND l.not_after < $1 AND ${inSubscriptionScope('e', '$2')}
         GROUP BY c.fingerprint
         ORDER BY c.not_after, c.fingerprint`,
       [before, subscriptions],

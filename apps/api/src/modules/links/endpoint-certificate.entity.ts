@@ -16,6 +16,8 @@ export type CertUse = (typeof CERT_USES)[number];
 @Index('endpoint_certificates_fingerprint_idx', ['fingerprint'])
 @Index('endpoint_certificates_current_idx', ['endpointId', 'certUse'], { where: 'is_current' })
 @Index('endpoint_certificates_current_not_after_idx', ['notAfter', 'id'], { where: 'is_current' })
+// The dashboard's counts of current links per endpoint in scope, read index-only (docs/api-contract.md section 11).
+@Index('endpoint_certificates_current_endpoint_idx', ['endpointId', 'notAfter'], { where: 'is_current' })
 export class EndpointCertificateEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoint_certificates_pkey' })
   id!: string;

@@ -8,6 +8,7 @@ import { SettingsService } from './settings.service';
   imports: [MailModule],
   controllers: [SettingsController],
   providers: [SettingsRepository, SettingsService],
-  exports: [SettingsService],
+  // The repository too: OIDC keeps its settings document beside the mail one (docs/api-contract.md section 9).
+  exports: [SettingsService, SettingsRepository],
 })
 export class SettingsModule {}

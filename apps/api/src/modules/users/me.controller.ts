@@ -2,6 +2,9 @@ import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
+import { ClientAddress } from '../../common/http/client-address';
+import { Actor } from '../audit/actor.decorator';
+import type { ActorContext } from '../audit/audit.service';
 import { MeResponseDto, UpdateMeDto } from './me.dto';
 import { MeService } from './me.service';
 import type { UserEntity } from './user.entity';
@@ -58,12 +61,18 @@ export class MeController {
     description:
       'Needs `self:access`. Changes only what it names: ' +
       '`name`, `email`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs ' +
-      'the right `currentPassword` (400 otherwise). 409 when the e-mail address is taken.',
+      'the right `currentPassword` (400 otherwise; wrong current passwords count towards the sign-in limits, 429 with `Retry-After` once ' +
+      'spent). A new password ends every session of the caller, this one included: sign in again with it. 409 when the e-mail address is taken.',
   })
   @RequirePermission('self:access')
   @ApiOkResponse({ type: MeResponseDto })
   @ApiConflictResponse({ description: 'The e-mail address is taken.' })
-  async updateMe(@CurrentUser() caller: UserPrincipal, @Body() dto: UpdateMeDto): Promise<MeResponseDto> {
-    return toMeResponse(await this.me.updateMe(caller.userId, dto));
+  async updateMe(
+    @CurrentUser() caller: UserPrincipal,
+    @Body() dto: UpdateMeDto,
+    @Actor() actor: ActorContext,
+    @ClientAddress() address: string,
+  ): Promise<MeResponseDto> {
+    return toMeResponse(await this.me.updateMe(caller.userId, dto, { actor, address }));
   }
 }

@@ -1,15 +1,24 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { isTag } from '../../common/validation/decorators';
 import { hashPassword, verifyPassword } from '../../common/auth/secrets';
+import { type ActorContext, AuditService } from '../audit/audit.service';
+import { LoginThrottle } from '../sessions/login-throttle';
+import { SessionsRepository } from '../sessions/sessions.repository';
 import type { UpdateMeDto } from './me.dto';
 import type { UserEntity } from './user.entity';
 import { DuplicateEmailError, type UserChanges, UsersRepository } from './users.repository';
+import { changedFields } from './user-audit';
 
 const MAX_SUBSCRIPTIONS = 100;
 
 @Injectable()
 export class MeService {
-  constructor(private readonly users: UsersRepository) {}
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly throttle: LoginThrottle,
+    private readonly audit: AuditService,
+  ) {}
 
   async getMe(userId: string): Promise<UserEntity> {
     const user = await this.users.findById(userId);
@@ -33,7 +42,11 @@ export class MeService {
     return subscriptions;
   }
 
-  async updateMe(userId: string, dto: UpdateMeDto): Promise<UserEntity> {
+  /**
+   * A new password needs the current one, checked under the same failure limits as sign-in, and
+   * ends every session of the user, the caller's too: they sign in again with the new password.
+   */
+  async updateMe(userId: string, dto: UpdateMeDto, context: { actor: ActorContext; address: string }): Promise<UserEntity> {
     const user = await this.getMe(userId);
     const changes: UserChanges = {};
     if (dto.name !== undefined) changes.name = dto.name;
@@ -41,12 +54,21 @@ export class MeService {
     if (dto.notify !== undefined) changes.notify = dto.notify;
     if (dto.calendarToken === null) changes.calendarTokenHash = null;
     if (dto.password !== undefined) {
-      const currentMatches = user.passwordHash !== null && (await verifyPassword(dto.currentPassword ?? '', user.passwordHash));
+      const currentMatches = await this.throttle.guard(
+        { account: user.email, address: context.address },
+        async () => user.passwordHash !== null && (await verifyPassword(dto.currentPassword ?? '', user.passwordHash)),
+      );
       if (!currentMatches) throw new BadRequestException('currentPassword is not the current password');
       changes.passwordHash = await hashPassword(dto.password);
     }
     try {
-      return (await this.users.update(userId, changes)) ?? user;
+      const updated = (await this.users.update(userId, changes)) ?? user;
+      const audited = changedFields(user, { email: changes.email, passwordHash: changes.passwordHash });
+      if (changes.passwordHash !== undefined) audited.sessionsEnded = await this.sessions.deleteAllForUser(userId);
+      if (Object.keys(audited).length > 0) {
+        await this.audit.record(context.actor, { action: 'user:update', targetType: 'user', targetId: userId, details: audited });
+      }
+      return updated;
     } catch (error) {
       if (error instanceof DuplicateEmailError) throw new ConflictException('A user with this e-mail address already exists.');
       throw error;

@@ -2,6 +2,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn,
 import type { Role } from '../../common/auth/permissions';
 
 @Entity('users')
+@Index('users_oidc_identity_key', ['oidcIssuer', 'oidcSubject'], { unique: true })
 @Check('users_role_check', `role IN ('viewer', 'operator', 'admin')`)
 export class UserEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'users_pkey' })
@@ -24,6 +25,13 @@ export class UserEntity {
 
   @Column({ type: 'boolean', default: false })
   disabled!: boolean;
+
+  /** The identity provider's issuer and subject once the user has signed in through OIDC (docs/api-contract.md section 9). */
+  @Column({ type: 'text', nullable: true })
+  oidcIssuer!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  oidcSubject!: string | null;
 
   @Column({ type: 'boolean', default: true })
   notify!: boolean;

@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Put } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
+import { Actor } from '../audit/actor.decorator';
+import type { ActorContext } from '../audit/audit.service';
 import { CreateUserDto, toUserResponse, UpdateUserDto, UserResponseDto } from './users.dto';
 import { UsersService } from './users.service';
 
@@ -22,13 +24,14 @@ export class UsersController {
     summary: 'Create a user',
     description:
       'Needs `users:edit`. `notify` (e-mail alerts) defaults to true; a user created without a password cannot sign in with one. ' +
+      'Writes a `user:create` audit entry. ' +
       '409 when the e-mail address is taken.',
   })
   @RequirePermission('users:edit')
   @ApiCreatedResponse({ type: UserResponseDto })
   @ApiConflictResponse({ description: 'The e-mail address is taken.' })
-  async createUser(@Body() dto: CreateUserDto): Promise<UserResponseDto> {
-    return toUserResponse(await this.users.createUser(dto));
+  async createUser(@Body() dto: CreateUserDto, @Actor() actor: ActorContext): Promise<UserResponseDto> {
+    return toUserResponse(await this.users.createUser(dto, actor));
   }
 
   @Get(':id')
@@ -47,26 +50,33 @@ export class UsersController {
     summary: 'Update a user',
     description:
       'Needs `users:edit`. Changes only what it names; `password: null` removes the password. ' +
-      'Disabling a user stops their tokens and API keys at once. ' +
+      'Disabling a user stops their tokens and API keys at once. A new password or disabling ends all their signed-in sessions ' +
+      '(their JWTs get 401); `revokeApiKeys: true` also deletes their API keys. Writes a `user:update` audit entry. ' +
       '409 when the e-mail address is taken or the change would leave no enabled administrator.',
   })
   @RequirePermission('users:edit')
   @ApiOkResponse({ type: UserResponseDto })
   @ApiConflictResponse({ description: 'The e-mail address is taken, or the change would leave no enabled administrator.' })
-  async updateUser(@Param('id', ParseUUIDPipe) id: string, @Body() dto: UpdateUserDto): Promise<UserResponseDto> {
-    return toUserResponse(await this.users.updateUser(id, dto));
+  async updateUser(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() dto: UpdateUserDto,
+    @Actor() actor: ActorContext,
+  ): Promise<UserResponseDto> {
+    return toUserResponse(await this.users.updateUser(id, dto, actor));
   }
 
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a user',
-    description: 'Needs `users:edit`. Deletes the user with their API keys. 409 when they are the last enabled administrator.',
+    description:
+      'Needs `users:edit`. Deletes the user with their API keys and sessions, and writes a `user:delete` audit entry. ' +
+      '409 when they are the last enabled administrator.',
   })
   @HttpCode(204)
   @RequirePermission('users:edit')
   @ApiNoContentResponse()
   @ApiConflictResponse({ description: 'The user is the last enabled administrator.' })
-  async deleteUser(@Param('id', ParseUUIDPipe) id: string): Promise<void> {
-    await this.users.deleteUser(id);
+  async deleteUser(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<void> {
+    await this.users.deleteUser(id, actor);
   }
 }

@@ -74,6 +74,15 @@ export class UpdateUserDto {
   @IsOmittable()
   @IsBoolean()
   disabled?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      "Deletes all the user's API keys with this change (for a password reset after a compromise). " +
+      'A new password or disabling the user always ends their signed-in sessions; their API keys only with this flag.',
+  })
+  @IsOmittable()
+  @IsBoolean()
+  revokeApiKeys?: boolean;
 }
 
 export class UserResponseDto {

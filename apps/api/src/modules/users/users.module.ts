@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { MeController } from './me.controller';
 import { MeService } from './me.service';
 import { UsersController } from './users.controller';
@@ -6,6 +8,7 @@ import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
+  imports: [SessionsModule, ApiKeysModule],
   controllers: [UsersController, MeController],
   providers: [UsersRepository, UsersService, MeService],
   exports: [UsersRepository, UsersService],

@@ -12,6 +12,9 @@ export interface NewUser {
   role: Role;
   passwordHash: string | null;
   notify: boolean;
+  /** The identity at the OIDC provider of a user created by their first OIDC sign-in. */
+  oidcIssuer?: string;
+  oidcSubject?: string;
 }
 
 export type UserChanges = Partial<
@@ -19,6 +22,9 @@ export type UserChanges = Partial<
 >;
 
 export class DuplicateEmailError extends Error {}
+
+/** Another user is already linked to this OIDC (issuer, subject). */
+export class DuplicateOidcIdentityError extends Error {}
 
 @Injectable()
 export class UsersRepository {
@@ -32,8 +38,12 @@ export class UsersRepository {
     return this.users().find({ order: { email: 'ASC' } });
   }
 
-  findById(id: string): Promise<UserEntity | null> {
-    return this.users().findOneBy({ id });
+  findById(id: string, manager?: EntityManager): Promise<UserEntity | null> {
+    return this.users(manager).findOneBy({ id });
+  }
+
+  findByOidcIdentity(issuer: string, subject: string): Promise<UserEntity | null> {
+    return this.users().findOneBy({ oidcIssuer: issuer, oidcSubject: subject });
   }
 
   findByEmail(email: string): Promise<UserEntity | null> {
@@ -44,13 +54,12 @@ export class UsersRepository {
     return this.users().count();
   }
 
-  /** @throws DuplicateEmailError */
+  /** @throws DuplicateEmailError, DuplicateOidcIdentityError */
   async insert(user: NewUser): Promise<UserEntity> {
     try {
       return await this.users().save(this.users().create(user));
     } catch (error) {
-      if (isUniqueViolation(error, 'users_email_key')) throw new DuplicateEmailError();
-      throw error;
+      throw uniquenessError(error);
     }
   }
 
@@ -60,8 +69,25 @@ export class UsersRepository {
       if (Object.keys(changes).length > 0) await this.users(manager).update({ id }, changes);
       return await this.users(manager).findOneBy({ id });
     } catch (error) {
-      if (isUniqueViolation(error, 'users_email_key')) throw new DuplicateEmailError();
-      throw error;
+      throw uniquenessError(error);
+    }
+  }
+
+  /**
+   * Links an OIDC identity to a user who has none yet; false when the user meanwhile got one.
+   * @throws DuplicateOidcIdentityError
+   */
+  async linkOidcIdentity(userId: string, issuer: string, subject: string): Promise<boolean> {
+    try {
+      const result = await this.users()
+        .createQueryBuilder()
+        .update(UserEntity)
+        .set({ oidcIssuer: issuer, oidcSubject: subject })
+        .where('id = :userId AND oidc_subject IS NULL', { userId })
+        .execute();
+      return (result.affected ?? 0) > 0;
+    } catch (error) {
+      throw uniquenessError(error);
     }
   }
 
@@ -92,4 +118,10 @@ export class UsersRepository {
       return work(manager);
     });
   }
+}
+
+function uniquenessError(error: unknown): unknown {
+  if (isUniqueViolation(error, 'users_email_key')) return new DuplicateEmailError();
+  if (isUniqueViolation(error, 'users_oidc_identity_key')) return new DuplicateOidcIdentityError();
+  return error;
 }

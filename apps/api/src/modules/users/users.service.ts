@@ -1,7 +1,11 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { hashPassword, randomToken } from '../../common/auth/secrets';
+import { ApiKeysService } from '../api-keys/api-keys.service';
+import { type ActorContext, AuditService } from '../audit/audit.service';
+import { SessionsRepository } from '../sessions/sessions.repository';
 import type { CreateUserDto, UpdateUserDto } from './users.dto';
 import type { UserEntity } from './user.entity';
+import { changedFields } from './user-audit';
 import { DuplicateEmailError, type UserChanges, UsersRepository } from './users.repository';
 
 const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
@@ -10,7 +14,12 @@ const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
 export class UsersService {
   private readonly logger = new Logger('Users');
 
-  constructor(private readonly users: UsersRepository) {}
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly apiKeys: ApiKeysService,
+    private readonly audit: AuditService,
+  ) {}
 
   listUsers(): Promise<UserEntity[]> {
     return this.users.listAll();
@@ -22,43 +31,80 @@ export class UsersService {
     return user;
   }
 
-  async createUser(dto: CreateUserDto): Promise<UserEntity> {
+  async createUser(dto: CreateUserDto, actor: ActorContext): Promise<UserEntity> {
     const passwordHash = dto.password === undefined ? null : await hashPassword(dto.password);
     try {
-      return await this.users.insert({ email: dto.email, name: dto.name ?? '', role: dto.role, passwordHash, notify: dto.notify ?? true });
+      const user = await this.users.insert({
+        email: dto.email,
+        name: dto.name ?? '',
+        role: dto.role,
+        passwordHash,
+        notify: dto.notify ?? true,
+      });
+      await this.audit.record(actor, {
+        action: 'user:create',
+        targetType: 'user',
+        targetId: user.id,
+        details: { email: user.email, role: user.role, passwordSet: passwordHash !== null },
+      });
+      return user;
     } catch (error) {
       throw mapDuplicateEmail(error);
     }
   }
 
-  async updateUser(id: string, dto: UpdateUserDto): Promise<UserEntity> {
+  /**
+   * A new password or disabling the user ends every session they have, in the same transaction
+   * as the change (docs/api-contract.md section 10); `revokeApiKeys` also deletes their API keys.
+   */
+  async updateUser(id: string, dto: UpdateUserDto, actor: ActorContext): Promise<UserEntity> {
     const changes: UserChanges = { email: dto.email, name: dto.name, role: dto.role, notify: dto.notify, disabled: dto.disabled };
     if (dto.password !== undefined) changes.passwordHash = dto.password === null ? null : await hashPassword(dto.password);
     const definedChanges = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as UserChanges;
 
-    return this.users.withAdminChangeLock(async (manager) => {
+    return this.users.withAdminChangeLock(async (transaction) => {
       const user = await this.users.findById(id);
       if (!user) throw new NotFoundException('User not found.');
       const staysEnabledAdmin = (definedChanges.role ?? user.role) === 'admin' && !(definedChanges.disabled ?? user.disabled);
-      if (isEnabledAdmin(user) && !staysEnabledAdmin && (await this.users.countEnabledAdmins(manager)) <= 1) {
+      if (isEnabledAdmin(user) && !staysEnabledAdmin && (await this.users.countEnabledAdmins(transaction)) <= 1) {
         throw new ConflictException('This is the last enabled administrator: promote or enable another administrator first.');
       }
+      let updated: UserEntity;
       try {
-        return (await this.users.update(id, definedChanges, manager)) as UserEntity;
+        updated = (await this.users.update(id, definedChanges, transaction)) as UserEntity;
       } catch (error) {
         throw mapDuplicateEmail(error);
       }
+      const endsSessions = dto.password !== undefined || (dto.disabled === true && !user.disabled);
+      const sessionsEnded = endsSessions ? await this.sessions.deleteAllForUser(id, transaction) : 0;
+      const apiKeysRevoked = dto.revokeApiKeys === true ? await this.apiKeys.deleteAllForUser(id, transaction) : 0;
+      await this.audit.record(
+        actor,
+        {
+          action: 'user:update',
+          targetType: 'user',
+          targetId: id,
+          details: { ...changedFields(user, definedChanges), sessionsEnded, apiKeysRevoked },
+        },
+        transaction,
+      );
+      return updated;
     });
   }
 
-  async deleteUser(id: string): Promise<void> {
-    await this.users.withAdminChangeLock(async (manager) => {
+  async deleteUser(id: string, actor: ActorContext): Promise<void> {
+    await this.users.withAdminChangeLock(async (transaction) => {
       const user = await this.users.findById(id);
       if (!user) throw new NotFoundException('User not found.');
-      if (isEnabledAdmin(user) && (await this.users.countEnabledAdmins(manager)) <= 1) {
+      if (isEnabledAdmin(user) && (await this.users.countEnabledAdmins(transaction)) <= 1) {
         throw new ConflictException('This is the last enabled administrator: promote or enable another administrator first.');
       }
-      await this.users.delete(id, manager);
+      await this.users.delete(id, transaction);
+      await this.audit.record(
+        actor,
+        { action: 'user:delete', targetType: 'user', targetId: id, details: { email: user.email } },
+        transaction,
+      );
     });
   }
 

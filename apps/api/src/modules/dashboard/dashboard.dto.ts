@@ -1,0 +1,91 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ToInteger } from '../../common/validation/decorators';
+import { ActiveCertificateDto } from '../certificates/certificates.dto';
+import { ENDPOINT_TYPES, type EndpointType } from '../endpoints/endpoint.entity';
+
+export const DASHBOARD_SCOPES = ['subscribed', 'all'] as const;
+export type DashboardScope = (typeof DASHBOARD_SCOPES)[number];
+
+export class DashboardQueryDto {
+  @ApiPropertyOptional({
+    enum: DASHBOARD_SCOPES,
+    default: 'subscribed',
+    description: "subscribed: the caller's tag subscriptions (none: everything); all: every endpoint.",
+  })
+  @IsOptional()
+  @IsIn(DASHBOARD_SCOPES, { message: 'scope must be subscribed or all' })
+  scope: DashboardScope = 'subscribed';
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10, description: 'Rows per panel.' })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit: number = 10;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 8760,
+    default: 48,
+    description: 'A scan (or, never scanned, the creation) older than this many hours is stale.',
+  })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  @Max(8760)
+  staleHours: number = 48;
+}
+
+export class EndpointTypeCountsDto {
+  @ApiProperty({ type: 'integer' }) host!: number;
+  @ApiProperty({ type: 'integer' }) saml!: number;
+  @ApiProperty({ type: 'integer' }) manual!: number;
+}
+
+export class ExpiringWithinDto {
+  @ApiProperty({ type: 'integer', description: 'A configured alert threshold.' }) days!: number;
+  @ApiProperty({ type: 'integer', description: 'Current links not yet expired with daysRemaining <= days.' }) count!: number;
+}
+
+export class DashboardCountsDto {
+  @ApiProperty({ type: 'integer', description: 'Endpoints in scope, whatever their state.' }) endpoints!: number;
+  @ApiProperty({ type: EndpointTypeCountsDto }) byType!: EndpointTypeCountsDto;
+  @ApiProperty({ type: 'integer', description: 'Endpoints with errorSince set (the errorEndpoints panel in full).' }) withErrors!: number;
+  @ApiProperty({ type: 'integer', description: 'Endpoints whose scans are stale (the staleScans panel in full).' }) stale!: number;
+  @ApiProperty({ type: 'integer', description: 'Current links (rows of GET /certificates/active), expired ones included.' })
+  activeCertificates!: number;
+  @ApiProperty({ type: 'integer', description: 'Current links whose certificate has expired (notAfter <= now).' }) expired!: number;
+  @ApiProperty({ type: [ExpiringWithinDto], description: 'One entry per configured alert threshold, largest first.' })
+  expiringWithin!: ExpiringWithinDto[];
+}
+
+export class ErrorEndpointDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ENDPOINT_TYPES }) type!: EndpointType;
+  @ApiProperty({ format: 'date-time', description: 'The first failed scan of the current run of failures.' }) errorSince!: string;
+  @ApiProperty({ type: String, nullable: true }) lastScanError!: string | null;
+}
+
+export class StaleScanDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ['host', 'saml'] }) type!: EndpointType;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null: never scanned.' }) lastScannedAt!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'null: the default scanner scans it.' }) scannerId!:
+    string | null;
+}
+
+export class DashboardResponseDto {
+  @ApiProperty({ type: DashboardCountsDto }) counts!: DashboardCountsDto;
+  @ApiProperty({ type: [ErrorEndpointDto], description: 'Oldest error first, at most `limit` rows.' }) errorEndpoints!: ErrorEndpointDto[];
+  @ApiProperty({
+    type: [ActiveCertificateDto],
+    description: 'Current links expiring within the largest alert threshold, expired first then soonest, at most `limit` rows.',
+  })
+  expiringCertificates!: ActiveCertificateDto[];
+  @ApiProperty({ type: [StaleScanDto], description: 'Stalest first, at most `limit` rows.' }) staleScans!: StaleScanDto[];
+}

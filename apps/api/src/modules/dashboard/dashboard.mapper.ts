@@ -1,0 +1,39 @@
+import { toActiveCertificate } from '../certificates/certificates.mapper';
+import type { ActiveLinkRow } from '../certificates/certificates.repository';
+import type { DashboardResponseDto, ErrorEndpointDto, StaleScanDto } from './dashboard.dto';
+import type { EndpointCounts, ErrorEndpointRow, LinkCounts, StaleScanRow } from './dashboard.repository';
+
+export interface DashboardData {
+  /** The alert thresholds, in the order expiringWithin lists them. */
+  thresholds: number[];
+  endpoints: EndpointCounts;
+  links: LinkCounts;
+  errorEndpoints: ErrorEndpointRow[];
+  expiring: ActiveLinkRow[];
+  staleScans: StaleScanRow[];
+}
+
+export function toErrorEndpoint(row: ErrorEndpointRow): ErrorEndpointDto {
+  return { id: row.id, name: row.name, type: row.type, errorSince: row.errorSince.toISOString(), lastScanError: row.lastScanError };
+}
+
+export function toStaleScan(row: StaleScanRow): StaleScanDto {
+  return { id: row.id, name: row.name, type: row.type, lastScannedAt: row.lastScannedAt?.toISOString() ?? null, scannerId: row.scannerId };
+}
+
+export function toDashboard(data: DashboardData, now: Date): DashboardResponseDto {
+  return {
+    counts: {
+      endpoints: data.endpoints.endpoints,
+      byType: { host: data.endpoints.host, saml: data.endpoints.saml, manual: data.endpoints.manual },
+      withErrors: data.endpoints.withErrors,
+      stale: data.endpoints.stale,
+      activeCertificates: data.links.active,
+      expired: data.links.expired,
+      expiringWithin: data.thresholds.map((days, i) => ({ days, count: data.links.expiringBefore[i] })),
+    },
+    errorEndpoints: data.errorEndpoints.map(toErrorEndpoint),
+    expiringCertificates: data.expiring.map((row) => toActiveCertificate(row, now)),
+    staleScans: data.staleScans.map(toStaleScan),
+  };
+}

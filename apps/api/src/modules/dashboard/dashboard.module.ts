@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { SettingsModule } from '../settings/settings.module';
+import { UsersModule } from '../users/users.module';
+import { DashboardController } from './dashboard.controller';
+import { DashboardRepository } from './dashboard.repository';
+import { DashboardService } from './dashboard.service';
+
+/** GET /dashboard: counts and panels per caller, scoped like alerts and calendar feeds. */
+@Module({
+  imports: [SettingsModule, UsersModule],
+  controllers: [DashboardController],
+  providers: [DashboardRepository, DashboardService],
+})
+export class DashboardModule {}

@@ -1,0 +1,55 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { SettingsService } from '../settings/settings.service';
+import { UsersRepository } from '../users/users.repository';
+import type { DashboardResponseDto, DashboardScope } from './dashboard.dto';
+import { toDashboard } from './dashboard.mapper';
+import { DashboardRepository } from './dashboard.repository';
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+export interface DashboardRequest {
+  userId: string;
+  scope: DashboardScope;
+  limit: number;
+  staleHours: number;
+}
+
+@Injectable()
+export class DashboardService {
+  constructor(
+    private readonly dashboard: DashboardRepository,
+    private readonly users: UsersRepository,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The caller's dashboard (docs/api-contract.md section 11): counts and three panels over one scope. */
+  async forUser(request: DashboardRequest): Promise<DashboardResponseDto> {
+    const now = this.clock.now();
+    const [subscriptions, thresholds] = await Promise.all([this.subscriptions(request), this.settings.alertThresholds()]);
+    // daysRemaining <= d  <=>  notAfter < now + (d + 1) days: the alert buckets' and GET /certificates/expiring's rule.
+    const horizons = thresholds.map((days) => new Date(now.getTime() + (days + 1) * DAY_MS));
+    const expiringBefore = new Date(now.getTime() + (Math.max(...thresholds) + 1) * DAY_MS);
+    const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
+    // Independent reads, each on its own pooled connection.
+    const [endpoints, links, errorEndpoints, expiring, staleScans] = await Promise.all([
+      this.dashboard.countEndpoints(subscriptions, staleBefore),
+      this.dashboard.countCurrentLinks(subscriptions, now, horizons),
+      this.dashboard.findErrorEndpoints(subscriptions, request.limit),
+      this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit),
+      this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
+    ]);
+    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans }, now);
+  }
+
+  /** scope=all: no restriction (the empty list); otherwise the caller's subscribed tags. */
+  private async subscriptions(request: DashboardRequest): Promise<string[]> {
+    if (request.scope === 'all') return [];
+    const user = await this.users.findById(request.userId);
+    // The guard has just loaded this user; only a concurrent delete gets here.
+    if (!user) throw new NotFoundException('User not found.');
+    return user.tagSubscriptions;
+  }
+}

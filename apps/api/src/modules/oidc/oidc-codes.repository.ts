@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+/**
+ * The one-time codes sign-ins end with and the states of finished callbacks. Both are claimed
+ * by a single statement, so two replicas can never both win the same row. Expired rows are
+ * deleted whenever a new one is written: the tables hold at most the last minutes of sign-ins.
+ */
+@Injectable()
+export class OidcCodesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Records a finished callback's state; false when it was already recorded (a replay). */
+  async claimState(stateHash: string, expiresAt: Date, now: Date): Promise<boolean> {
+    await this.dataSource.query('DELETE FROM oidc_used_states WHERE expires_at < $1', [now]);
+    const rows = await this.dataSource.query<unknown[]>(
+      'INSERT INTO oidc_used_states (state_hash, expires_at) VALUES ($1, $2) ON CONFLICT (state_hash) DO NOTHING RETURNING state_hash',
+      [stateHash, expiresAt],
+    );
+    return rows.length === 1;
+  }
+
+  async insertLoginCode(codeHash: string, userId: string, expiresAt: Date, now: Date): Promise<void> {
+    await this.dataSource.query('DELETE FROM oidc_login_codes WHERE expires_at < $1', [now]);
+    await this.dataSource.query('INSERT INTO oidc_login_codes (code_hash, user_id, expires_at) VALUES ($1, $2, $3)', [
+      codeHash,
+      userId,
+      expiresAt,
+    ]);
+  }
+
+  /** Deletes the code and answers its user when it had not expired by `now`; null for an unknown, used or expired code. */
+  async consumeLoginCode(codeHash: string, now: Date): Promise<string | null> {
+    // DELETE ... RETURNING answers [rows, affected count] through TypeORM's PostgreSQL driver.
+    const [rows] = await this.dataSource.query<[{ user_id: string; expires_at: Date }[], number]>(
+      'DELETE FROM oidc_login_codes WHERE code_hash = $1 RETURNING user_id, expires_at',
+      [codeHash],
+    );
+    const row = rows[0];
+    return row !== undefined && row.expires_at.getTime() > now.getTime() ? row.user_id : null;
+  }
+}
