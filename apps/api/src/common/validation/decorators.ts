@@ -16,6 +16,14 @@ export function IsOmittable(): PropertyDecorator {
   return ValidateIf((_, value) => value !== undefined);
 }
 
+/**
+ * Skips a property's other rules when it is null (null is a meaningful value: cleared, none), while
+ * undefined is still checked: for a field that must be sent, null or a valid value.
+ */
+export function IsNullable(): PropertyDecorator {
+  return ValidateIf((_, value) => value !== null);
+}
+
 /** An e-mail address, trimmed and lower-cased so uniqueness is case-insensitive. */
 export function IsNormalisedEmail(): PropertyDecorator {
   return applyDecorators(

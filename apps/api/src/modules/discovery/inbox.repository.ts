@@ -5,7 +5,6 @@ import { escapeLike } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import { DiscoveryInboxEntryEntity } from './inbox-entry.entity';
-import { DiscoveryNetworkEntity } from './network.entity';
 
 export const INBOX_STATUSES = ['new', 'tracked', 'promoted', 'dismissed'] as const;
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
@@ -98,10 +97,6 @@ export class InboxRepository {
       ids,
     ]);
     return new Map(rows.map((row) => [row.id, row]));
-  }
-
-  async networkExists(id: string): Promise<boolean> {
-    return this.dataSource.getRepository(DiscoveryNetworkEntity).existsBy({ id });
   }
 
   /**

@@ -41,10 +41,6 @@ export class InboxService {
     return this.inbox.streamMatching(criteria);
   }
 
-  networkExists(id: string): Promise<boolean> {
-    return this.inbox.networkExists(id);
-  }
-
   /**
    * Records the services of one sweep report: certificates into the global store (re-parsed
    * here: nothing the agent computed is trusted), names derived from the parsed leaf, one inbox

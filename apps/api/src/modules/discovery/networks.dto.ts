@@ -7,8 +7,8 @@ import {
   parseNetworkPorts,
   parseNetworkRanges,
 } from '@certkeeper/domain';
-import { IsBoolean, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateBy, ValidateIf } from 'class-validator';
-import { IsCronExpression } from '../../common/validation/decorators';
+import { IsBoolean, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { IsCronExpression, IsNullable, IsOmittable } from '../../common/validation/decorators';
 import { DEFAULT_NETWORK_SCAN_CRON } from './network.entity';
 
 /** `ranges` as libs/domain reads them; every problem is one line of the 400 body. */
@@ -34,7 +34,6 @@ function IsNetworkPorts(): PropertyDecorator {
 }
 
 /** Optional, but not nullable: an explicit null is a 400 rather than a NOT NULL violation. */
-const IsOmittable = () => ValidateIf((_, value) => value !== undefined);
 
 function problemsOf(checked: { ok: true } | { ok: false; problems: string[] }): string {
   return checked.ok ? '' : checked.problems.join('\n');
@@ -61,7 +60,7 @@ class NetworkSettingsDto {
 
   @ApiPropertyOptional({ format: 'uuid', type: String, nullable: true, description: SCANNER_DESCRIPTION })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
+  @IsNullable()
   @IsUUID('all', { message: 'scannerId must be a UUID or null' })
   scannerId?: string | null;
 

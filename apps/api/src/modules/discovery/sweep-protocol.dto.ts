@@ -1,19 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import {
   MAX_NETWORK_ADDRESSES,
   type SweepFinding,
@@ -23,13 +10,11 @@ import {
   TLS_VERSIONS,
   type TlsVersionName,
 } from '@certkeeper/domain';
-import { IsIpLiteral, IsNullableString } from '../../common/validation/decorators';
+import { IsIpLiteral, IsNullable, IsNullableString } from '../../common/validation/decorators';
 import { IsPresentedChain, RESULT_LIMITS } from '../ingest/ingest.dto';
 
 /** Bounds on one post of sweep reports: a sweep reports as it goes, so a post is never large in count. */
 export const SWEEP_REPORT_LIMITS = { reports: 100, findings: 5000 };
-
-const Nullable = () => ValidateIf((_object: object, value: unknown) => value !== null);
 
 export class SweepWorkItemDto implements SweepWorkItem {
   @ApiProperty({ format: 'uuid' }) sweepId!: string;
@@ -50,7 +35,7 @@ export class SweepFindingDto implements SweepFinding {
   port!: number;
 
   @ApiProperty({ type: String, nullable: true, description: "The address's reverse-DNS name; it was the handshake's SNI." })
-  @Nullable()
+  @IsNullable()
   @MaxLength(253, { message: 'reverseName must be a host name or null' })
   @IsString({ message: 'reverseName must be a host name or null' })
   reverseName!: string | null;
@@ -60,7 +45,7 @@ export class SweepFindingDto implements SweepFinding {
   chain!: string[];
 
   @ApiProperty({ enum: TLS_VERSIONS, nullable: true })
-  @Nullable()
+  @IsNullable()
   @IsIn(TLS_VERSIONS, { message: `tlsVersion must be one of ${TLS_VERSIONS.join(', ')} or null` })
   tlsVersion!: TlsVersionName | null;
 

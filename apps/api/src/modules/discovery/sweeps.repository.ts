@@ -35,6 +35,10 @@ export class SweepsRepository {
     return this.sweeps(transaction).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
+  networkExists(id: string): Promise<boolean> {
+    return this.dataSource.getRepository(DiscoveryNetworkEntity).existsBy({ id });
+  }
+
   /** The network row, locked against a concurrent delete or change until commit. */
   lockNetwork(id: string, transaction: Transaction): Promise<DiscoveryNetworkEntity | null> {
     return transaction.getRepository(DiscoveryNetworkEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });

@@ -67,7 +67,7 @@ export class SweepsService {
   }
 
   async listSweeps(networkId: string, window: { limit: number; offset: number }) {
-    if (!(await this.inbox.networkExists(networkId))) throw new NotFoundException('Network not found.');
+    if (!(await this.sweeps.networkExists(networkId))) throw new NotFoundException('Network not found.');
     return this.sweeps.listForNetwork(networkId, window);
   }
 

@@ -16,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ROLES, type Role } from '../../common/auth/permissions';
-import { IsOmittable } from '../../common/validation/decorators';
+import { IsNullable, IsOmittable } from '../../common/validation/decorators';
 import { issuerUrlProblem } from './oidc-settings';
 
 // A JSON claim name: printable, no white space.
@@ -89,7 +89,7 @@ export class UpdateOidcSettingsDto {
     description: 'Write-only: omitted or null keeps the stored secret, "" clears it (a public client). Encrypted at rest.',
   })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
+  @IsNullable()
   @IsString()
   @MaxLength(2048)
   clientSecret?: string | null;
@@ -122,7 +122,7 @@ export class UpdateOidcSettingsDto {
       '`realm_access.roles`; null: roles are not taken from the provider.',
   })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
+  @IsNullable()
   @Matches(CLAIM_NAME, { message: 'roleClaim must be a claim name or null' })
   roleClaim?: string | null;
 
@@ -134,7 +134,7 @@ export class UpdateOidcSettingsDto {
 
   @ApiPropertyOptional({ enum: ROLES, nullable: true, description: 'The role of users no mapping applies to; null refuses them (403).' })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
+  @IsNullable()
   @IsIn(ROLES)
   defaultRole?: Role | null;
 

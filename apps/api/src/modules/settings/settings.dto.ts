@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { SMTP_AUTH, type SmtpAuth, TLS_MODES, type TlsMode } from '../mail/mail-config';
+import { IsNullable } from '../../common/validation/decorators';
 
 export const DEFAULT_THRESHOLDS = [30, 14, 7, 1];
 
@@ -48,7 +49,7 @@ export class UpdateMailSettingsDto {
       'sent where it was entered for.',
   })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
+  @IsNullable()
   @IsString()
   @MaxLength(1024)
   password?: string | null;
@@ -60,7 +61,7 @@ export class UpdateMailSettingsDto {
 
   @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
+  @IsNullable()
   @IsString()
   @MaxLength(200)
   fromName?: string | null;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { ROLES, type Role } from '../../common/auth/permissions';
-import { IsNormalisedEmail, IsOmittable } from '../../common/validation/decorators';
+import { IsNormalisedEmail, IsNullable, IsOmittable } from '../../common/validation/decorators';
 import type { UserEntity } from './user.entity';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -59,7 +59,7 @@ export class UpdateUserDto {
     description: 'A new password; null removes it (OIDC sign-in only).',
   })
   @IsOptional()
-  @ValidateIf((_, value) => value !== null)
+  @IsNullable()
   @IsString()
   @MinLength(MIN_PASSWORD_LENGTH)
   @MaxLength(MAX_PASSWORD_LENGTH)
