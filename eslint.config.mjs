@@ -52,8 +52,15 @@ export default tseslint.config(
             // Repository scripts (tools/) may use the libraries, never an app: a script that drives one
             // app's internals (OpenAPI export, schema diff, benchmarks) lives in that app's tools/ folder.
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:node'] },
-            { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner'] },
-            { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api'] },
+            { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner', 'scope:web'] },
+            { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api', 'scope:web'] },
+            // The web interface runs in browsers and talks to the API only over HTTP, through the
+            // client types generated from the OpenAPI description: no server code, no Node.
+            {
+              sourceTag: 'scope:web',
+              notDependOnLibsWithTags: ['scope:api', 'scope:scanner'],
+              bannedExternalImports: [...DOMAIN_BANNED, 'node:*'],
+            },
           ],
         },
       ],

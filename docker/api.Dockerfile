@@ -24,6 +24,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/apps/api ./dist/apps/api
 COPY --from=build /src/dist/apps/scanner ./dist/apps/scanner
+COPY --from=build /src/dist/apps/web ./dist/apps/web
 COPY --from=build /src/dist/libs ./dist/libs
 COPY package.json ./
 # /data holds the embedded database and generated secrets when DATABASE_URL is unset.

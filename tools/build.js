@@ -7,6 +7,11 @@
 //   node tools/build.js all       apps libs tools                               (tests, tools, benches)
 //   node tools/build.js --force all                                             (npm run build)
 //
+// The api and all targets also bundle the web interface (apps/web) with Vite into dist/apps/web
+// (tools/build-web.mjs), under the same rule: only when apps/web, the generated API client types
+// or the build settings changed since the last bundle (stamp dist/.build-web.json), so `npm start`
+// stays fast once the bundle exists.
+//
 // "Current" means: a stamp in dist/ (written after a successful build) records the exact list of
 // the target's compiled sources with each one's mtime and size, plus .swcrc, tsconfig.base.json,
 // package-lock.json and this file; any edit (newer or older mtime), added, deleted or renamed
@@ -55,6 +60,9 @@ function main(argv) {
   const installStatus = ensureInstalled();
   if (installStatus !== 0) return installStatus;
 
+  const webStatus = target === 'scanner' ? 0 : buildWeb(force);
+  if (webStatus !== 0) return webStatus;
+
   const exclude = swcExclude();
   const inputs = listInputs(roots, exclude);
   const fingerprint = fingerprintOf(inputs);
@@ -77,6 +85,55 @@ function main(argv) {
   if (status !== 0) return status;
   pruneOrphans(roots, inputs);
   for (const stamp of [{ file: stampFile, fingerprint }, ...coveredStamps]) writeStamp(stamp.file, stamp.fingerprint);
+  return 0;
+}
+
+const WEB_SOURCES = 'apps/web';
+const WEB_OUTPUT = path.join(dist, 'apps/web');
+const WEB_INPUTS = ['tools/openapi/client/schema.d.ts', 'tools/build-web.mjs', 'package-lock.json', path.relative(root, __filename)];
+
+/** Bundles apps/web into dist/apps/web unless the stamp says the bundle matches its inputs. */
+function buildWeb(force) {
+  if (!isDir(WEB_SOURCES)) return 0;
+  const inputs = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const rel = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(rel);
+      else inputs.push(rel);
+    }
+  };
+  walk(WEB_SOURCES);
+  inputs.sort();
+  const hash = createHash('sha256');
+  for (const rel of [...WEB_INPUTS, ...inputs]) {
+    let line = `${rel}\tmissing`;
+    try {
+      const stat = fs.statSync(path.join(root, rel));
+      line = `${rel}\t${stat.mtimeMs}\t${stat.size}`;
+    } catch {
+      // A missing input is part of the state too.
+    }
+    hash.update(`${line}\n`);
+  }
+  const fingerprint = { digest: hash.digest('hex'), files: inputs.length };
+  const stampFile = stampPath('web');
+  if (!force) {
+    let stamp = null;
+    try {
+      stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
+    } catch {
+      // No previous bundle.
+    }
+    const current = stamp?.digest === fingerprint.digest && fs.existsSync(path.join(WEB_OUTPUT, 'index.html'));
+    if (current) return 0;
+    process.stderr.write(`Bundling web (${inputs.length} files): ${stamp ? 'sources changed' : 'no previous build'}\n`);
+  }
+  const result = spawnSync(process.execPath, [path.join(root, 'tools/build-web.mjs')], { cwd: root, stdio: 'inherit' });
+  if (result.error) throw result.error;
+  if (result.status !== 0) return result.status ?? 1;
+  writeStamp(stampFile, { ...fingerprint, newestInputMtime: null });
   return 0;
 }
 
@@ -171,6 +228,8 @@ function pruneOrphans(roots, inputs) {
     }
     for (const entry of entries) {
       const file = path.join(dir, entry.name);
+      // dist/apps/web is Vite's bundle (buildWeb), not SWC output.
+      if (entry.isDirectory() && file === WEB_OUTPUT) continue;
       if (entry.isDirectory()) walk(file);
       else if (/\.[cm]?js(\.map)?$/.test(entry.name) && !expected.has(file.replace(/\.map$/, ''))) fs.rmSync(file, { force: true });
     }

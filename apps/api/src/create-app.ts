@@ -12,6 +12,7 @@ import type { AppConfig } from './config/app-config';
 import { AppMetrics } from './modules/metrics/app-metrics';
 import { httpMetricsMiddleware } from './modules/metrics/http-metrics';
 import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
+import { serveWebInterface } from './web-interface';
 
 export const API_PREFIX = 'api/v1';
 /** Served at the root, outside API_PREFIX: `/metrics`, where Prometheus scrapes by default (docs/api-contract.md section 12). */
@@ -52,5 +53,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   if (!options.preview) app.use(httpMetricsMiddleware(app.get(AppMetrics)));
   configureHttpPipeline(app, config);
   serveOpenApi(app, buildOpenApiDocument(app));
+  // The web interface at `/`, outside /api, /api-docs and /metrics (section 14).
+  if (!options.preview) serveWebInterface(app);
   return app;
 }

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
 
     const address = `http://localhost:${port}`;
-    log.log(`Certkeeper API listening on ${address}/api/v1 (API reference: ${address}/api-docs/index.html)`, {
+    log.log(`Certkeeper API listening on ${address}/api/v1 (web interface: ${address}/, API reference: ${address}/api-docs/index.html)`, {
       database: runtime.embedded ? 'embedded' : 'external',
       pid: process.pid,
     });

@@ -23,6 +23,31 @@ const DOCS_POLICY = [
 ].join('; ');
 
 /**
+ * The web interface (GETs outside /api, /api-docs and /metrics): its scripts, styles and fonts
+ * are files of this origin (no inline script or style element), certificate icons may be data:
+ * images, and its only calls go to this origin's API.
+ */
+const WEB_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+function policyFor(req: Request): string {
+  const path = req.path;
+  if (path === '/api-docs' || path.startsWith('/api-docs/')) return DOCS_POLICY;
+  const webPage = (req.method === 'GET' || req.method === 'HEAD') && !/^\/(api|metrics)(\/|$)/.test(path);
+  return webPage ? WEB_POLICY : API_POLICY;
+}
+
+/**
  * Security headers on every response, errors and the /api-docs routes included. Hand-written
  * rather than helmet: an API needs these five, and helmet's other headers are for HTML sites.
  * `no-referrer` because nothing here benefits from telling another site where a link was
@@ -36,7 +61,7 @@ export function securityHeaders(publicUrl: string | null): RequestHandler {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('X-Frame-Options', 'DENY');
-    res.setHeader('Content-Security-Policy', req.path === '/api-docs' || req.path.startsWith('/api-docs/') ? DOCS_POLICY : API_POLICY);
+    res.setHeader('Content-Security-Policy', policyFor(req));
     if (hsts) res.setHeader('Strict-Transport-Security', 'max-age=31536000');
     next();
   };

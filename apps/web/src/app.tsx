@@ -1,0 +1,42 @@
+import { Route, Routes } from 'react-router';
+import { AuthProvider, RequireAuth } from './auth/auth-context';
+import { OidcCallbackPage } from './features/auth/oidc-callback-page';
+import { SignInPage } from './features/auth/sign-in-page';
+import { DashboardPage } from './features/dashboard/dashboard-page';
+import { EndpointCreatePage } from './features/endpoints/endpoint-create-page';
+import { EndpointDetailPage } from './features/endpoints/endpoint-detail-page';
+import { EndpointListPage } from './features/endpoints/endpoint-list-page';
+import { Layout } from './ui/layout';
+
+export function App() {
+  return (
+    <AuthProvider>
+      <Routes>
+        <Route path="/login" element={<SignInPage />} />
+        <Route path="/login/oidc" element={<OidcCallbackPage />} />
+        <Route
+          element={
+            <RequireAuth>
+              <Layout />
+            </RequireAuth>
+          }
+        >
+          <Route index element={<DashboardPage />} />
+          <Route path="endpoints" element={<EndpointListPage />} />
+          <Route path="endpoints/new" element={<EndpointCreatePage />} />
+          <Route path="endpoints/:id" element={<EndpointDetailPage />} />
+          <Route path="*" element={<NotFound />} />
+        </Route>
+      </Routes>
+    </AuthProvider>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>There is no screen at this address.</p>
+    </>
+  );
+}

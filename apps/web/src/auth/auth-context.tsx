@@ -1,0 +1,99 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router';
+import { api, setUnauthorizedHandler, type Schemas } from '../api/client';
+import { can, type Permission } from './permissions';
+import { clearSession, readSession, saveSession, type Session } from './session';
+
+export type Me = Schemas['MeResponseDto'];
+
+interface AuthState {
+  session: Session | null;
+  /** The caller as GET /api/v1/me describes them (role included); null until loaded. */
+  me: Me | null;
+  signIn: (session: Session) => void;
+  signOut: () => Promise<void>;
+  can: (permission: Permission) => boolean;
+}
+
+const AuthContext = createContext<AuthState | null>(null);
+
+export function useAuth(): AuthState {
+  const auth = useContext(AuthContext);
+  if (!auth) throw new Error('useAuth outside AuthProvider');
+  return auth;
+}
+
+/** Where sign-in sends the person back to: a path of this app, never another origin. */
+export function safeRedirect(raw: string | null): string {
+  // `//host` and `/\host` name another origin in browsers.
+  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\') || raw.startsWith('/login')) return '/';
+  return raw;
+}
+
+export function loginPath(returnTo: string): string {
+  return returnTo === '/' ? '/login' : `/login?redirect=${encodeURIComponent(returnTo)}`;
+}
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const [session, setSession] = useState<Session | null>(() => readSession());
+  const [me, setMe] = useState<Me | null>(null);
+  const navigate = useNavigate();
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      setSession(null);
+      setMe(null);
+      const here = `${window.location.pathname}${window.location.search}`;
+      if (!window.location.pathname.startsWith('/login')) void navigate(loginPath(here), { replace: true });
+    });
+  }, [navigate]);
+
+  useEffect(() => {
+    if (!session) return;
+    let current = true;
+    void api.GET('/api/v1/me').then(({ data }) => {
+      if (current && data) setMe(data);
+    });
+    return () => {
+      current = false;
+    };
+  }, [session]);
+
+  const signIn = useCallback((next: Session) => {
+    saveSession(next);
+    setSession(next);
+  }, []);
+
+  const signOut = useCallback(async () => {
+    // The API ends this JWT at once; the local session goes whatever the answer.
+    await api.POST('/api/v1/auth/logout').catch(() => undefined);
+    clearSession();
+    setSession(null);
+    setMe(null);
+    await navigate('/login');
+  }, [navigate]);
+
+  const value = useMemo<AuthState>(
+    () => ({
+      session,
+      me,
+      signIn,
+      signOut,
+      // Before /me answers, the role from sign-in stands in (the API checks every request anyway).
+      can: (permission) => {
+        const role = me?.role ?? session?.user.role;
+        return role !== undefined && can(role, permission);
+      },
+    }),
+    [session, me, signIn, signOut],
+  );
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+/** Screens behind sign-in: without a session, to sign-in and back here afterwards. */
+export function RequireAuth({ children }: { children: ReactNode }) {
+  const { session } = useAuth();
+  const location = useLocation();
+  if (!session) return <Navigate to={loginPath(`${location.pathname}${location.search}`)} replace />;
+  return <>{children}</>;
+}

@@ -1,0 +1,75 @@
+import { useEffect, useRef } from 'react';
+import { NavLink, Outlet, useLocation } from 'react-router';
+import { useAuth } from '../auth/auth-context';
+import { ThresholdsProvider } from './thresholds';
+
+/** Header with what the role may see, the signed-in person and sign-out; the screen below. */
+export function Layout() {
+  const { me, session, can, signOut } = useAuth();
+  const user = me ?? session?.user;
+  // On a move to another screen, focus goes to the content (as a page load would put it at the
+  // top), so keyboard and screen-reader users start there; filter changes keep focus where it is.
+  const { pathname } = useLocation();
+  const firstRender = useRef(true);
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    document.getElementById('main')?.focus();
+  }, [pathname]);
+  return (
+    <ThresholdsProvider>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="app-header">
+        <span className="brand">Certkeeper</span>
+        <nav aria-label="Main">
+          <ul>
+            {can('endpoints:view') && can('certs:view') && (
+              <li>
+                <NavLink to="/" end>
+                  Dashboard
+                </NavLink>
+              </li>
+            )}
+            {can('endpoints:view') && (
+              <li>
+                <NavLink to="/endpoints">Endpoints</NavLink>
+              </li>
+            )}
+          </ul>
+        </nav>
+        <div className="user">
+          {user && (
+            <span>
+              {user.name || user.email} <span className="role">({user.role})</span>
+            </span>
+          )}
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </ThresholdsProvider>
+  );
+}
+
+/** Sets the document title of a screen (what a screen reader announces on navigation). */
+export function useTitle(title: string): void {
+  if (document.title !== `${title} · Certkeeper`) document.title = `${title} · Certkeeper`;
+}
+
+/** A load failure in the API's own words. */
+export function LoadError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p className="error" role="alert">
+      {message}
+    </p>
+  );
+}

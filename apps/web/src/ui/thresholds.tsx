@@ -1,0 +1,30 @@
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { api } from '../api/client';
+import { useAuth } from '../auth/auth-context';
+
+/** The API's defaults until configured (CONTRACT section 6), used when the role may not read the setting. */
+export const DEFAULT_THRESHOLDS = [30, 14, 7, 1];
+
+const ThresholdsContext = createContext<number[]>(DEFAULT_THRESHOLDS);
+
+export function useThresholds(): number[] {
+  return useContext(ThresholdsContext);
+}
+
+/** The configured alert thresholds (settings:view), else the defaults. */
+export function ThresholdsProvider({ children }: { children: ReactNode }) {
+  const { can } = useAuth();
+  const mayRead = can('settings:view');
+  const [thresholds, setThresholds] = useState(DEFAULT_THRESHOLDS);
+  useEffect(() => {
+    if (!mayRead) return;
+    let current = true;
+    void api.GET('/api/v1/settings/alert-thresholds').then(({ data }) => {
+      if (current && data && data.length > 0) setThresholds([...data].sort((a, b) => b - a));
+    });
+    return () => {
+      current = false;
+    };
+  }, [mayRead]);
+  return <ThresholdsContext.Provider value={thresholds}>{children}</ThresholdsContext.Provider>;
+}

@@ -1,0 +1,22 @@
+// Bundles the web interface (apps/web) with Vite into dist/apps/web. Called by tools/build.js,
+// which decides whether the sources changed; ESM because Vite is. Quiet unless something is wrong.
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+import react from '@vitejs/plugin-react';
+
+const root = fileURLToPath(new URL('../apps/web', import.meta.url));
+const outDir = fileURLToPath(new URL('../dist/apps/web', import.meta.url));
+
+await build({
+  root,
+  configFile: false,
+  logLevel: 'warn',
+  plugins: [react()],
+  build: {
+    outDir,
+    emptyOutDir: true,
+    // The API serves index.html itself; no inline script or style may be needed (the CSP forbids them).
+    assetsInlineLimit: 0,
+    sourcemap: true,
+  },
+});
