@@ -1,64 +1,23 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { WEB_ROOT } from '../src/web-interface';
+import type { Browser, Page } from 'playwright-core';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
 import { startIdentityProvider } from './support/oidc-provider';
 import { SwappableTlsServer } from './support/tls-servers';
+import {
+  describeWithChromium,
+  launchChromium,
+  runAgentOnce,
+  screenshot,
+  seriousViolations,
+  signIn as signInOn,
+  watchPage,
+} from './support/web-browser';
 
 /*
- * The web interface in headless Chromium (Debian's `chromium`, driven by playwright-core; no
- * browser download) against the real API on the embedded PostgreSQL. Each test ends with a
- * screenshot under test-output/web/ for a reviewer, and axe-core checks the main screens.
+ * The web interface in headless Chromium against the real API on the embedded PostgreSQL (the
+ * shared browser helpers are in support/web-browser.ts). Each test ends with a screenshot under
+ * test-output/web/ for a reviewer, and axe-core checks the main screens.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
-const SCREENSHOTS = join(__dirname, '../../../test-output/web');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-// CI installs chromium (.ci/run): there a missing browser fails these tests; elsewhere they skip, saying so.
-const available = existsSync(CHROMIUM);
-const describeWithChromium =
-  available || process.env.CI === 'true'
-    ? describe
-    : (name: string, body: () => void) =>
-        describe.skip(`${name} [skipped: no Chromium at ${CHROMIUM}; apt-get install chromium or set CHROMIUM_PATH]`, body);
-
-/** The real agent, built, as its own process: one scan cycle against this API. */
-function runAgentOnce(apiUrl: string, token: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const child = spawn(process.execPath, [AGENT, '--once'], {
-      env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: apiUrl, SCANNER_TOKEN: token, SCANNER_CONNECT_TIMEOUT_MS: '2000' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`agent exited ${code}: ${output}`))));
-  });
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown }[];
-}
-
-/** axe-core on the page as it is now: serious and critical violations, described. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's CSP (scripts from 'self' only) does not govern.
-  await page.evaluate(`${AXE_SOURCE}\n;undefined`);
-  const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((results) => results.violations)');
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${JSON.stringify(violation.nodes.map((n) => n.target))}`,
-    );
-}
-
 describeWithChromium('the web interface in a browser', () => {
   let t: TestApp;
   let browser: Browser;
@@ -71,17 +30,11 @@ describeWithChromium('the web interface in a browser', () => {
   const notAfter = new Date(Math.floor((Date.now() + 20 * 24 * 3600_000) / 1000) * 1000);
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`No Chromium at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
-    }
-    if (!existsSync(join(WEB_ROOT, 'index.html')))
-      throw new Error(`${WEB_ROOT} has no bundle: \`npm test\` builds it first (npm run build).`);
-    mkdirSync(SCREENSHOTS, { recursive: true });
     certificate = await mintCertificate({ subject: 'CN=web.example.test', sans: ['web.example.test'], notAfter });
     await tls.serve('web.example.test', certificate);
     await tls.listen();
     t = await createTestApp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -91,33 +44,16 @@ describeWithChromium('the web interface in a browser', () => {
 
   beforeEach(async () => {
     page = await browser.newPage({ baseURL: t.baseUrl });
-    page.setDefaultTimeout(15_000);
-    cspViolations = [];
-    pageErrors = [];
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
-      // WEB_UI_DEBUG=1 npx jest apps/api/test/web-ui.spec.ts shows the page's console.
-      if (process.env.WEB_UI_DEBUG) process.stderr.write(`console: ${message.text()}\n`);
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ cspViolations, pageErrors } = watchPage(page));
   });
   afterEach(async () => {
-    const name =
-      expect
-        .getState()
-        .currentTestName?.replace(/[^a-z0-9]+/gi, '-')
-        .toLowerCase() ?? 'test';
-    if (page.url() !== 'about:blank') await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    await screenshot(page);
     await page.close();
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
 
-  async function signIn(email: string, password: string): Promise<void> {
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  }
+  const signIn = (email: string, password: string) => signInOn(page, email, password);
 
   it('is served by the API at / with its own CSP, the API keeping its behaviour', async () => {
     const html = await t.http.get('/endpoints/anything').expect(200);

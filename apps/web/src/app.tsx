@@ -6,6 +6,7 @@ import { DashboardPage } from './features/dashboard/dashboard-page';
 import { EndpointCreatePage } from './features/endpoints/endpoint-create-page';
 import { EndpointDetailPage } from './features/endpoints/endpoint-detail-page';
 import { EndpointListPage } from './features/endpoints/endpoint-list-page';
+import { ProfilePage } from './features/profile/profile-page';
 import { Layout } from './ui/layout';
 
 export function App() {
@@ -25,6 +26,7 @@ export function App() {
           <Route path="endpoints" element={<EndpointListPage />} />
           <Route path="endpoints/new" element={<EndpointCreatePage />} />
           <Route path="endpoints/:id" element={<EndpointDetailPage />} />
+          <Route path="profile" element={<ProfilePage />} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { WEB_ROOT } from '../../src/web-interface';
+
+/*
+ * What the browser specs of the web interface share: headless Chromium (Debian's `chromium`,
+ * driven by playwright-core; no browser download), axe-core, screenshots under test-output/web/,
+ * signing in through the form and the real agent for one scan cycle.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AGENT = join(__dirname, '../../../../dist/apps/scanner/src/main.js');
+export const SCREENSHOTS = join(__dirname, '../../../../test-output/web');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+// CI installs chromium (.ci/run): there a missing browser fails these tests; elsewhere they skip, saying so.
+const available = existsSync(CHROMIUM);
+export const describeWithChromium =
+  available || process.env.CI === 'true'
+    ? describe
+    : (name: string, body: () => void) =>
+        describe.skip(`${name} [skipped: no Chromium at ${CHROMIUM}; apt-get install chromium or set CHROMIUM_PATH]`, body);
+
+/** Chromium, after checking that it and the web bundle exist; the screenshot folder is made. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  }
+  if (!existsSync(join(WEB_ROOT, 'index.html')))
+    throw new Error(`${WEB_ROOT} has no bundle: \`npm test\` builds it first (npm run build).`);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}
+
+/** The real agent, built, as its own process: one scan cycle against this API. */
+export function runAgentOnce(apiUrl: string, token: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const child = spawn(process.execPath, [AGENT, '--once'], {
+      env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: apiUrl, SCANNER_TOKEN: token, SCANNER_CONNECT_TIMEOUT_MS: '2000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`agent exited ${code}: ${output}`))));
+  });
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown }[];
+}
+
+/** axe-core on the page as it is now: serious and critical violations, described. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP (scripts from 'self' only) does not govern.
+  await page.evaluate(`${AXE_SOURCE}\n;undefined`);
+  const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((results) => results.violations)');
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${JSON.stringify(violation.nodes.map((n) => n.target))}`,
+    );
+}
+
+/** A full-page screenshot under test-output/web/, named after the running test. */
+export async function screenshot(page: Page): Promise<void> {
+  const name =
+    expect
+      .getState()
+      .currentTestName?.replace(/[^a-z0-9]+/gi, '-')
+      .toLowerCase() ?? 'test';
+  if (page.url() !== 'about:blank') await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Fills in the sign-in form on the page and submits it. */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** Collects what a page reports that a test must not see: CSP violations and uncaught errors. */
+export function watchPage(page: Page): { cspViolations: string[]; pageErrors: string[] } {
+  const watched = { cspViolations: [] as string[], pageErrors: [] as string[] };
+  page.setDefaultTimeout(15_000);
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) watched.cspViolations.push(message.text());
+    // WEB_UI_DEBUG=1 npx jest apps/api/test/web-ui.spec.ts shows the page's console.
+    if (process.env.WEB_UI_DEBUG) process.stderr.write(`console: ${message.text()}\n`);
+  });
+  page.on('pageerror', (error) => watched.pageErrors.push(error.message));
+  return watched;
+}

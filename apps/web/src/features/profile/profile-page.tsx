@@ -1,0 +1,386 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage, type Schemas } from '../../api/client';
+import { useAuth } from '../../auth/auth-context';
+import { DateTime } from '../../ui/expiry';
+import { LoadError, useTitle } from '../../ui/layout';
+import { useApiQuery } from '../../ui/use-api-query';
+
+/** The caller's own settings: tag subscriptions, calendar feed and API keys (self:access, every role). */
+export function ProfilePage() {
+  useTitle('Profile');
+  return (
+    <>
+      <h1>Profile</h1>
+      <TagSubscriptions />
+      <CalendarFeed />
+      <ApiKeys />
+    </>
+  );
+}
+
+/** A failed call in the API's own words, or a sentence saying the server was not reached. */
+function failure(error: unknown): string {
+  return `The server could not be reached (${error instanceof Error ? error.message : String(error)}).`;
+}
+
+function TagSubscriptions() {
+  const { can } = useAuth();
+  const subscriptions = useApiQuery('tag-subscriptions', () => api.GET('/api/v1/me/tag-subscriptions'));
+  const mayReadTags = can('tags:view');
+  const tags = useApiQuery(`tags:${String(mayReadTags)}`, () =>
+    mayReadTags ? api.GET('/api/v1/tags') : Promise.resolve({ data: [] as Schemas['TagSummaryDto'][], response: new Response() }),
+  );
+  // The edited list; null while it equals what the server holds.
+  const [draft, setDraft] = useState<string[] | null>(null);
+  const [adding, setAdding] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const current = draft ?? subscriptions.data ?? [];
+
+  function add(event: FormEvent) {
+    event.preventDefault();
+    const tag = adding.trim();
+    if (tag === '') return;
+    if (!current.includes(tag)) setDraft([...current, tag]);
+    setAdding('');
+    setSaved(false);
+  }
+
+  async function save() {
+    setSaving(true);
+    setError(null);
+    setSaved(false);
+    try {
+      const { data, error: apiError, response } = await api.PUT('/api/v1/me/tag-subscriptions', { body: current });
+      if (data) {
+        setDraft(null);
+        setSaved(true);
+        subscriptions.reload();
+      } else setError(errorMessage(apiError, response));
+    } catch (caught) {
+      setError(failure(caught));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="subscriptions-heading">
+      <h2 id="subscriptions-heading">Tag subscriptions</h2>
+      <p className="muted">
+        Alerts and your calendar feed cover the endpoints carrying one of these tags; no subscription means every endpoint.
+      </p>
+      <LoadError message={subscriptions.error ?? tags.error} />
+      {subscriptions.data && (
+        <>
+          {current.length === 0 ? (
+            <p>No subscriptions: every endpoint.</p>
+          ) : (
+            <ul aria-label="Subscribed tags">
+              {current.map((tag) => (
+                <li key={tag}>
+                  <span className="mono">{tag}</span>{' '}
+                  <button
+                    type="button"
+                    aria-label={`Remove ${tag}`}
+                    onClick={() => {
+                      setDraft(current.filter((other) => other !== tag));
+                      setSaved(false);
+                    }}
+                  >
+                    Remove
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <form className="actions" onSubmit={add}>
+            <label htmlFor="subscription-tag">Tag to add</label>
+            <input
+              id="subscription-tag"
+              list="known-tags"
+              value={adding}
+              autoComplete="off"
+              onChange={(event) => setAdding(event.target.value)}
+            />
+            <datalist id="known-tags">
+              {(tags.data ?? []).map((tag) => (
+                <option key={tag.tag} value={tag.tag} />
+              ))}
+            </datalist>
+            <button type="submit">Add tag</button>
+          </form>
+          <div className="actions">
+            <button type="button" className="primary" disabled={saving || draft === null} onClick={() => void save()}>
+              Save subscriptions
+            </button>
+            {saved && <span role="status">Saved.</span>}
+          </div>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Copies a secret shown once; the text stays selectable for a browser without clipboard access. */
+function ShownOnce({ id, label, copyLabel, value, note }: { id: string; label: string; copyLabel: string; value: string; note: string }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('Copied');
+    } catch {
+      setCopied('Copying failed: select the text and copy it.');
+    }
+  }
+  return (
+    <div className="card">
+      <p>{note}</p>
+      <label htmlFor={`${id}-value`}>{label}</label>
+      <input id={`${id}-value`} className="mono shown-once" readOnly value={value} onFocus={(event) => event.target.select()} />
+      <div className="actions">
+        <button type="button" onClick={() => void copy()}>
+          {copyLabel}
+        </button>
+        <span role="status">{copied}</span>
+      </div>
+    </div>
+  );
+}
+
+function CalendarFeed() {
+  const me = useApiQuery('me', () => api.GET('/api/v1/me'));
+  const [url, setUrl] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const enabled = url !== null || me.data?.calendarFeedEnabled === true;
+
+  async function create() {
+    setBusy(true);
+    setError(null);
+    try {
+      const { data, error: apiError, response } = await api.POST('/api/v1/me/calendar-token');
+      if (data) setUrl(data.url);
+      else setError(errorMessage(apiError, response));
+    } catch (caught) {
+      setError(failure(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function turnOff() {
+    setBusy(true);
+    setError(null);
+    try {
+      // openapi-fetch's body type drops a property whose only type is null (UpdateMeDto's
+      // `calendarToken?: null`), so the body is written out by the serializer.
+      const {
+        data,
+        error: apiError,
+        response,
+      } = await api.PUT('/api/v1/me', {
+        body: {},
+        bodySerializer: () => JSON.stringify({ calendarToken: null } satisfies Schemas['UpdateMeDto']),
+      });
+      if (data) {
+        setUrl(null);
+        me.reload();
+      } else setError(errorMessage(apiError, response));
+    } catch (caught) {
+      setError(failure(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="calendar-heading">
+      <h2 id="calendar-heading">Calendar feed</h2>
+      <LoadError message={me.error} />
+      {me.data && (
+        <>
+          <p>
+            {enabled
+              ? 'Your calendar feed is on: it lists the expiry dates of the certificates of your subscribed endpoints.'
+              : 'Your calendar feed is off.'}
+          </p>
+          {url && (
+            <ShownOnce
+              id="feed-url"
+              label="Feed URL"
+              copyLabel="Copy the feed URL"
+              value={url}
+              note="Subscribe to this address in your calendar. It is shown only now; a new one replaces it."
+            />
+          )}
+          <div className="actions">
+            <button type="button" disabled={busy} onClick={() => void create()}>
+              {enabled ? 'Create a new feed URL' : 'Turn the feed on'}
+            </button>
+            {enabled && (
+              <button type="button" disabled={busy} onClick={() => void turnOff()}>
+                Turn the feed off
+              </button>
+            )}
+          </div>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function ApiKeys() {
+  const keys = useApiQuery('api-keys', () => api.GET('/api/v1/me/api-keys'));
+  const [name, setName] = useState('');
+  const [expires, setExpires] = useState('');
+  const [created, setCreated] = useState<Schemas['CreatedApiKeyResponseDto'] | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      // The date field names a local day; the key works until the end of it.
+      const body = expires === '' ? { name } : { name, expiresAt: new Date(`${expires}T23:59:59`).toISOString() };
+      const { data, error: apiError, response } = await api.POST('/api/v1/me/api-keys', { body });
+      if (data) {
+        setCreated(data);
+        setName('');
+        setExpires('');
+        keys.reload();
+      } else setError(errorMessage(apiError, response));
+    } catch (caught) {
+      setError(failure(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove(id: string) {
+    setBusy(true);
+    setDeleteError(null);
+    try {
+      const { error: apiError, response } = await api.DELETE('/api/v1/me/api-keys/{id}', { params: { path: { id } } });
+      if (response.ok) {
+        setConfirming(null);
+        if (created?.id === id) setCreated(null);
+        keys.reload();
+      } else setDeleteError(errorMessage(apiError, response));
+    } catch (caught) {
+      setDeleteError(failure(caught));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="keys-heading">
+      <h2 id="keys-heading">API keys</h2>
+      <p className="muted">A key acts as you, with your role, sent as “Authorization: Bearer &lt;key&gt;”.</p>
+      <LoadError message={keys.error} />
+      {keys.data && keys.data.length === 0 && <p className="muted">No API key.</p>}
+      {keys.data && keys.data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td className="mono">{key.keyId}</td>
+                <td>
+                  <DateTime value={key.createdAt} />
+                </td>
+                <td>
+                  <DateTime value={key.expiresAt} />
+                </td>
+                <td>
+                  <DateTime value={key.lastUsedAt} />
+                </td>
+                <td>
+                  {confirming === key.id ? (
+                    <>
+                      <span>Delete this key? It stops working at once. </span>
+                      <button type="button" disabled={busy} onClick={() => void remove(key.id)}>
+                        Yes, delete {key.name}
+                      </button>{' '}
+                      <button type="button" onClick={() => setConfirming(null)}>
+                        Cancel
+                      </button>
+                    </>
+                  ) : (
+                    <button
+                      type="button"
+                      aria-label={`Delete ${key.name}`}
+                      onClick={() => {
+                        setConfirming(key.id);
+                        setDeleteError(null);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {deleteError && (
+        <p className="error" role="alert">
+          {deleteError}
+        </p>
+      )}
+      {created && (
+        <ShownOnce
+          id="new-key"
+          label="API key"
+          copyLabel="Copy the API key"
+          value={created.key}
+          note={`The key “${created.name}”, shown only now: store it safely.`}
+        />
+      )}
+      <form className="form" onSubmit={(event) => void create(event)}>
+        <h3>New API key</h3>
+        <label htmlFor="key-name">Name</label>
+        <input id="key-name" value={name} required onChange={(event) => setName(event.target.value)} />
+        <label htmlFor="key-expires">Expires (optional, end of that day)</label>
+        <input id="key-expires" type="date" value={expires} onChange={(event) => setExpires(event.target.value)} />
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            Create API key
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
