@@ -7,6 +7,7 @@ import { EndpointCreatePage } from './features/endpoints/endpoint-create-page';
 import { EndpointDetailPage } from './features/endpoints/endpoint-detail-page';
 import { EndpointListPage } from './features/endpoints/endpoint-list-page';
 import { ProfilePage } from './features/profile/profile-page';
+import { ScannersPage } from './features/scanners/scanners-page';
 import { Layout } from './ui/layout';
 
 export function App() {
@@ -26,6 +27,7 @@ export function App() {
           <Route path="endpoints" element={<EndpointListPage />} />
           <Route path="endpoints/new" element={<EndpointCreatePage />} />
           <Route path="endpoints/:id" element={<EndpointDetailPage />} />
+          <Route path="scanners" element={<ScannersPage />} />
           <Route path="profile" element={<ProfilePage />} />
           <Route path="*" element={<NotFound />} />
         </Route>

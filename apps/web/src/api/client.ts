@@ -43,3 +43,8 @@ export function errorMessage(error: unknown, response: Response): string {
   if (typeof error === 'string' && error.trim() !== '') return error.trim();
   return `The server answered ${response.status} ${response.statusText}.`.replace(' .', '.');
 }
+
+/** A sentence for a call that got no answer (network failure, server down). */
+export function unreachable(error: unknown): string {
+  return `The server could not be reached (${error instanceof Error ? error.message : String(error)}).`;
+}

@@ -39,6 +39,11 @@ export function Layout() {
                 <NavLink to="/endpoints">Endpoints</NavLink>
               </li>
             )}
+            {can('scanners:view') && (
+              <li>
+                <NavLink to="/scanners">Scanners</NavLink>
+              </li>
+            )}
             {can('self:access') && (
               <li>
                 <NavLink to="/profile">Profile</NavLink>

@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage, type Schemas } from '../../api/client';
+import { api, errorMessage, unreachable as failure, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
+import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
 import { useApiQuery } from '../../ui/use-api-query';
 
 /** The caller's own settings: tag subscriptions, calendar feed and API keys (self:access, every role). */
@@ -16,11 +17,6 @@ export function ProfilePage() {
       <ApiKeys />
     </>
   );
-}
-
-/** A failed call in the API's own words, or a sentence saying the server was not reached. */
-function failure(error: unknown): string {
-  return `The server could not be reached (${error instanceof Error ? error.message : String(error)}).`;
 }
 
 function TagSubscriptions() {
@@ -125,32 +121,6 @@ function TagSubscriptions() {
         </>
       )}
     </section>
-  );
-}
-
-/** Copies a secret shown once; the text stays selectable for a browser without clipboard access. */
-function ShownOnce({ id, label, copyLabel, value, note }: { id: string; label: string; copyLabel: string; value: string; note: string }) {
-  const [copied, setCopied] = useState<string | null>(null);
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied('Copied');
-    } catch {
-      setCopied('Copying failed: select the text and copy it.');
-    }
-  }
-  return (
-    <div className="card">
-      <p>{note}</p>
-      <label htmlFor={`${id}-value`}>{label}</label>
-      <input id={`${id}-value`} className="mono shown-once" readOnly value={value} onFocus={(event) => event.target.select()} />
-      <div className="actions">
-        <button type="button" onClick={() => void copy()}>
-          {copyLabel}
-        </button>
-        <span role="status">{copied}</span>
-      </div>
-    </div>
   );
 }
 
@@ -322,28 +292,20 @@ function ApiKeys() {
                   <DateTime value={key.lastUsedAt} />
                 </td>
                 <td>
-                  {confirming === key.id ? (
-                    <>
-                      <span>Delete this key? It stops working at once. </span>
-                      <button type="button" disabled={busy} onClick={() => void remove(key.id)}>
-                        Yes, delete {key.name}
-                      </button>{' '}
-                      <button type="button" onClick={() => setConfirming(null)}>
-                        Cancel
-                      </button>
-                    </>
-                  ) : (
-                    <button
-                      type="button"
-                      aria-label={`Delete ${key.name}`}
-                      onClick={() => {
-                        setConfirming(key.id);
-                        setDeleteError(null);
-                      }}
-                    >
-                      Delete
-                    </button>
-                  )}
+                  <ConfirmAction
+                    label="Delete"
+                    accessibleLabel={`Delete ${key.name}`}
+                    question="Delete this key? It stops working at once."
+                    confirmLabel={`Yes, delete ${key.name}`}
+                    confirming={confirming === key.id}
+                    busy={busy}
+                    onAsk={() => {
+                      setConfirming(key.id);
+                      setDeleteError(null);
+                    }}
+                    onCancel={() => setConfirming(null)}
+                    onConfirm={() => void remove(key.id)}
+                  />
                 </td>
               </tr>
             ))}

@@ -1,0 +1,340 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage, unreachable, type Schemas } from '../../api/client';
+import { useAuth } from '../../auth/auth-context';
+import { DateTime } from '../../ui/expiry';
+import { LoadError, useTitle } from '../../ui/layout';
+import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
+import { useApiQuery } from '../../ui/use-api-query';
+
+type Scanner = Schemas['ScannerResponseDto'];
+type Settings = Schemas['CreateScannerDto'];
+const FIELDS = ['name', 'scanCronExpression', 'scanConcurrency'] as const;
+type Field = (typeof FIELDS)[number];
+interface Problems {
+  byField: Partial<Record<Field, string>>;
+  general: string | null;
+}
+const NO_PROBLEMS: Problems = { byField: {}, general: null };
+
+/** The API's validation answer (one line per problem) split between the fields its lines start with. */
+function splitProblems(message: string): Problems {
+  const problems: Problems = { byField: {}, general: null };
+  for (const line of message.split('\n').map((text) => text.trim())) {
+    if (line === '') continue;
+    const field = FIELDS.find((name) => line.startsWith(`${name} `));
+    if (field) problems.byField[field] = [problems.byField[field], line].filter(Boolean).join(' ');
+    else problems.general = [problems.general, line].filter(Boolean).join(' ');
+  }
+  return problems;
+}
+
+/** Scanners: every role sees the list; scanners:edit (admin) creates, edits, re-keys and deletes them. */
+export function ScannersPage() {
+  useTitle('Scanners');
+  const { can } = useAuth();
+  const mayEdit = can('scanners:edit');
+  const scanners = useApiQuery('scanners', () => api.GET('/api/v1/scanners'));
+  const [shown, setShown] = useState<{ id: string; name: string; token: string; regenerated: boolean } | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<{ id: string; action: 'delete' | 'regenerate' } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<{ id: string; message: string } | null>(null);
+
+  /** Runs one row action; the API's sentence is shown in that row when it refuses. */
+  async function act(
+    id: string,
+    call: () => Promise<{ response: Response; error?: unknown; data?: unknown }>,
+    onDone?: (data: unknown) => void,
+  ) {
+    setBusy(true);
+    setActionError(null);
+    try {
+      const { response, error, data } = await call();
+      if (response.ok) {
+        setConfirming(null);
+        onDone?.(data);
+        scanners.reload();
+      } else setActionError({ id, message: errorMessage(error, response) });
+    } catch (caught) {
+      setActionError({ id, message: unreachable(caught) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const ask = (id: string, action: 'delete' | 'regenerate') => {
+    setConfirming({ id, action });
+    setActionError(null);
+  };
+
+  async function save(scanner: Scanner, body: Settings): Promise<string | null> {
+    const { data, error, response } = await api.PATCH('/api/v1/scanners/{id}', { params: { path: { id: scanner.id } }, body });
+    if (!data) return errorMessage(error, response);
+    setEditing(null);
+    scanners.reload();
+    return null;
+  }
+
+  async function create(body: Settings): Promise<string | null> {
+    const { data, error, response } = await api.POST('/api/v1/scanners', { body });
+    if (!data) return errorMessage(error, response);
+    setShown({ id: data.id, name: data.name, token: data.token, regenerated: false });
+    scanners.reload();
+    return null;
+  }
+
+  const editedScanner = scanners.data?.find((scanner) => scanner.id === editing);
+
+  return (
+    <div className="scanners">
+      <h1>Scanners</h1>
+      <p className="muted">
+        A scanner is an agent that probes the endpoints assigned to it on its schedule; the default scanner also takes the endpoints
+        assigned to none.
+      </p>
+      <LoadError message={scanners.error} />
+      {shown && (
+        <ShownOnce
+          key={shown.token}
+          id="scanner-token"
+          label="Scanner token"
+          copyLabel="Copy the scanner token"
+          value={shown.token}
+          note={`${shown.regenerated ? 'The new token' : 'The token'} of “${shown.name}”, shown only now: give it to its agent as SCANNER_TOKEN.${
+            shown.regenerated ? ' The old token no longer works.' : ''
+          }`}
+        />
+      )}
+      {scanners.data && scanners.data.length === 0 && <p className="muted">No scanner.</p>}
+      {scanners.data && scanners.data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Default</th>
+              <th scope="col">Schedule</th>
+              <th scope="col">Concurrency</th>
+              <th scope="col">Last seen</th>
+              <th scope="col">Created</th>
+              {mayEdit && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {scanners.data.map((scanner) => (
+              <tr key={scanner.id}>
+                <td>{scanner.name}</td>
+                <td>{scanner.isDefault ? 'Default' : <span className="muted">no</span>}</td>
+                <td className="mono nowrap">{scanner.scanCronExpression}</td>
+                <td>{scanner.scanConcurrency}</td>
+                <td>
+                  <DateTime value={scanner.lastUsedAt} />
+                </td>
+                <td>
+                  <DateTime value={scanner.createdAt} />
+                </td>
+                {mayEdit && (
+                  <td>
+                    <div className="row-actions">
+                      <button
+                        type="button"
+                        aria-label={`Edit ${scanner.name}`}
+                        aria-expanded={editing === scanner.id}
+                        onClick={() => setEditing(editing === scanner.id ? null : scanner.id)}
+                      >
+                        Edit
+                      </button>
+                      <ConfirmAction
+                        label="Regenerate token"
+                        accessibleLabel={`Regenerate token of ${scanner.name}`}
+                        question="Regenerate the token? The old one stops working at once."
+                        confirmLabel={`Yes, regenerate the token of ${scanner.name}`}
+                        confirming={confirming?.id === scanner.id && confirming.action === 'regenerate'}
+                        busy={busy}
+                        onAsk={() => ask(scanner.id, 'regenerate')}
+                        onCancel={() => setConfirming(null)}
+                        onConfirm={() =>
+                          void act(
+                            scanner.id,
+                            () => api.POST('/api/v1/scanners/{id}/regenerate-token', { params: { path: { id: scanner.id } } }),
+                            (data) => {
+                              const answer = data as Schemas['ScannerWithTokenResponseDto'];
+                              setShown({ id: answer.id, name: answer.name, token: answer.token, regenerated: true });
+                            },
+                          )
+                        }
+                      />
+                      {!scanner.isDefault && (
+                        <button
+                          type="button"
+                          aria-label={`Make default: ${scanner.name}`}
+                          disabled={busy}
+                          onClick={() =>
+                            void act(scanner.id, () => api.POST('/api/v1/scanners/{id}/default', { params: { path: { id: scanner.id } } }))
+                          }
+                        >
+                          Make default
+                        </button>
+                      )}
+                      <ConfirmAction
+                        label="Delete"
+                        accessibleLabel={`Delete ${scanner.name}`}
+                        question="Delete this scanner? Its endpoints go to the default scanner; its networks are not swept until assigned again."
+                        confirmLabel={`Yes, delete ${scanner.name}`}
+                        confirming={confirming?.id === scanner.id && confirming.action === 'delete'}
+                        busy={busy}
+                        onAsk={() => ask(scanner.id, 'delete')}
+                        onCancel={() => setConfirming(null)}
+                        onConfirm={() =>
+                          void act(
+                            scanner.id,
+                            () => api.DELETE('/api/v1/scanners/{id}', { params: { path: { id: scanner.id } } }),
+                            () => {
+                              if (editing === scanner.id) setEditing(null);
+                              if (shown?.id === scanner.id) setShown(null);
+                            },
+                          )
+                        }
+                      />
+                    </div>
+                    {actionError?.id === scanner.id && (
+                      <p className="error" role="alert">
+                        {actionError.message}
+                      </p>
+                    )}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {mayEdit && editedScanner && (
+        <ScannerForm
+          key={editedScanner.id}
+          idPrefix="edit-scanner"
+          heading={`Edit ${editedScanner.name}`}
+          submitLabel="Save scanner"
+          initial={editedScanner}
+          onSubmit={(body) => save(editedScanner, body)}
+          onCancel={() => setEditing(null)}
+        />
+      )}
+      {mayEdit && (
+        <ScannerForm
+          idPrefix="new-scanner"
+          heading="New scanner"
+          submitLabel="Create scanner"
+          initial={{ name: '', scanCronExpression: '0 * * * *', scanConcurrency: 5 }}
+          resetOnSuccess
+          onSubmit={create}
+        />
+      )}
+    </div>
+  );
+}
+
+/** Name, schedule and concurrency; the API's sentences shown next to the fields they name. */
+function ScannerForm({
+  idPrefix,
+  heading,
+  submitLabel,
+  initial,
+  resetOnSuccess = false,
+  onSubmit,
+  onCancel,
+}: {
+  idPrefix: string;
+  heading: string;
+  submitLabel: string;
+  initial: Settings;
+  resetOnSuccess?: boolean;
+  onSubmit: (body: Settings) => Promise<string | null>;
+  onCancel?: () => void;
+}) {
+  const [name, setName] = useState(initial.name);
+  const [schedule, setSchedule] = useState(initial.scanCronExpression);
+  const [concurrency, setConcurrency] = useState(String(initial.scanConcurrency));
+  const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setProblems(NO_PROBLEMS);
+    try {
+      // A concurrency that is not a number is sent as written, for the API to name the problem.
+      const count = Number(concurrency);
+      const body = {
+        name: name.trim(),
+        scanCronExpression: schedule.trim(),
+        scanConcurrency: concurrency.trim() !== '' && Number.isFinite(count) ? count : (concurrency as unknown as number),
+      };
+      const problem = await onSubmit(body);
+      if (problem) setProblems(splitProblems(problem));
+      else if (resetOnSuccess) {
+        setName(initial.name);
+        setSchedule(initial.scanCronExpression);
+        setConcurrency(String(initial.scanConcurrency));
+      }
+    } catch (caught) {
+      setProblems({ byField: {}, general: unreachable(caught) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const fieldProps = (field: Field) => ({
+    id: `${idPrefix}-${field}`,
+    'aria-describedby': problems.byField[field] ? `${idPrefix}-${field}-error` : undefined,
+    'aria-invalid': problems.byField[field] ? true : undefined,
+  });
+  const fieldError = (field: Field) =>
+    problems.byField[field] ? (
+      <p className="error field-error" id={`${idPrefix}-${field}-error`}>
+        {problems.byField[field]}
+      </p>
+    ) : null;
+
+  return (
+    <form className="card form" aria-labelledby={`${idPrefix}-heading`} onSubmit={(event) => void submit(event)} noValidate>
+      <h2 id={`${idPrefix}-heading`}>{heading}</h2>
+      <label htmlFor={`${idPrefix}-name`}>Name</label>
+      <input {...fieldProps('name')} value={name} required maxLength={200} onChange={(event) => setName(event.target.value)} />
+      {fieldError('name')}
+      <label htmlFor={`${idPrefix}-scanCronExpression`}>Schedule (5-field cron expression)</label>
+      <input
+        {...fieldProps('scanCronExpression')}
+        className="mono"
+        value={schedule}
+        autoComplete="off"
+        onChange={(event) => setSchedule(event.target.value)}
+      />
+      {fieldError('scanCronExpression')}
+      <label htmlFor={`${idPrefix}-scanConcurrency`}>Concurrency (endpoints probed in parallel, 1 to 256)</label>
+      <input
+        {...fieldProps('scanConcurrency')}
+        type="number"
+        min={1}
+        max={256}
+        value={concurrency}
+        onChange={(event) => setConcurrency(event.target.value)}
+      />
+      {fieldError('scanConcurrency')}
+      {problems.general && (
+        <p className="error" role="alert">
+          {problems.general}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
