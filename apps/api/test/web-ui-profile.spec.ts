@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as ical from 'node-ical';
 import { mintCertificate } from '@certkeeper/domain/testing';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
-import { describeWithChromium, launchChromium, screenshot, seriousViolations, signIn, watchPage } from './support/web-browser';
+import type { Page } from 'playwright-core';
+import { bearer, createUser, login, type TestApp } from './support/test-app';
+import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
 
 /*
  * The Profile screen in headless Chromium against the real API: tag subscriptions, the calendar
@@ -19,31 +19,11 @@ function eventUids(body: string): string[] {
 }
 
 describeWithChromium('the Profile screen in a browser', () => {
+  const session = browserSession();
   let t: TestApp;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  let watched: { cspViolations: string[]; pageErrors: string[] };
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  beforeEach(async () => {
-    context = await browser.newContext({ baseURL: t.baseUrl, permissions: ['clipboard-read', 'clipboard-write'] });
-    page = await context.newPage();
-    watched = watchPage(page);
-  });
-  afterEach(async () => {
-    await screenshot(page);
-    await context.close();
-    expect(watched.cspViolations).toEqual([]);
-    expect(watched.pageErrors).toEqual([]);
+  beforeEach(() => {
+    ({ app: t, page } = session);
   });
 
   /** A manual endpoint carrying `tags` with an uploaded certificate; its fingerprint. */

@@ -1,6 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createScanner, createTestApp, createUser, login, type TestApp } from './support/test-app';
-import { describeWithChromium, launchChromium, screenshot, seriousViolations, signIn, watchPage } from './support/web-browser';
+import type { Page } from 'playwright-core';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createScanner, createUser, login, type TestApp } from './support/test-app';
+import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
 
 /*
  * The Scanners screen in headless Chromium against the real API: an admin creates a scanner, copies
@@ -8,31 +8,11 @@ import { describeWithChromium, launchChromium, screenshot, seriousViolations, si
  * viewer sees the list without edit actions.
  */
 describeWithChromium('the Scanners screen in a browser', () => {
+  const session = browserSession();
   let t: TestApp;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  let watched: { cspViolations: string[]; pageErrors: string[] };
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  beforeEach(async () => {
-    context = await browser.newContext({ baseURL: t.baseUrl, permissions: ['clipboard-read', 'clipboard-write'] });
-    page = await context.newPage();
-    watched = watchPage(page);
-  });
-  afterEach(async () => {
-    await screenshot(page);
-    await context.close();
-    expect(watched.cspViolations).toEqual([]);
-    expect(watched.pageErrors).toEqual([]);
+  beforeEach(() => {
+    ({ app: t, page } = session);
   });
 
   const openScanners = async () => {

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WEB_ROOT } from '../../src/web-interface';
+import { createTestApp, type TestApp } from './test-app';
 
 /*
  * What the browser specs of the web interface share: headless Chromium (Debian's `chromium`,
@@ -94,4 +95,37 @@ export function watchPage(page: Page): { cspViolations: string[]; pageErrors: st
   });
   page.on('pageerror', (error) => watched.pageErrors.push(error.message));
   return watched;
+}
+
+/**
+ * Registers the hooks of a browser spec: one test app and one Chromium per file, a fresh context
+ * (clipboard granted) and page per test, a screenshot of each test's last screen, and neither a
+ * CSP violation nor a page error allowed. Read `app` and `page` once the hooks have run.
+ */
+export function browserSession(): { readonly app: TestApp; readonly page: Page } {
+  const session = {} as { app: TestApp; page: Page };
+  let browser: Browser | undefined;
+  let context: BrowserContext;
+  let watched: { cspViolations: string[]; pageErrors: string[] };
+
+  beforeAll(async () => {
+    session.app = await createTestApp();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await session.app?.close();
+  });
+  beforeEach(async () => {
+    context = await browser!.newContext({ baseURL: session.app.baseUrl, permissions: ['clipboard-read', 'clipboard-write'] });
+    session.page = await context.newPage();
+    watched = watchPage(session.page);
+  });
+  afterEach(async () => {
+    await screenshot(session.page);
+    await context.close();
+    expect(watched.cspViolations).toEqual([]);
+    expect(watched.pageErrors).toEqual([]);
+  });
+  return session;
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, errorMessage } from '../../api/client';
+import { api, errorMessage, unreachable } from '../../api/client';
 import { safeRedirect, useAuth } from '../../auth/auth-context';
 
 /** `/login/oidc?code=...&redirect=...`: the provider's sign-in ends here; the one-time code becomes a session. */
@@ -31,7 +31,7 @@ export function OidcCallbackPage() {
         signIn(data);
         await navigate(safeRedirect(params.get('redirect')), { replace: true });
       })
-      .catch((failure: unknown) => setError(`The server could not be reached (${String(failure)}).`));
+      .catch((failure: unknown) => setError(unreachable(failure)));
   }, [params, navigate, signIn]);
 
   return (

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
-import { api, errorMessage, type Schemas } from '../../api/client';
+import { api, errorMessage, type Schemas, unreachable } from '../../api/client';
 import { safeRedirect, useAuth } from '../../auth/auth-context';
 
 type OidcStatus = Schemas['OidcStatusDto'];
@@ -42,7 +42,7 @@ export function SignInPage() {
       }
       setError(errorMessage(failure, response));
     } catch (failure) {
-      setError(`The server could not be reached (${failure instanceof Error ? failure.message : String(failure)}).`);
+      setError(unreachable(failure));
     } finally {
       setBusy(false);
     }

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router';
-import { api, errorMessage, type Schemas } from '../../api/client';
+import { api, errorMessage, type Schemas, unreachable } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { useTitle } from '../../ui/layout';
 
@@ -69,7 +69,7 @@ export function EndpointCreatePage() {
       }
       setProblems(splitProblems(errorMessage(error, response)));
     } catch (failure) {
-      setProblems({ byField: {}, general: [`The server could not be reached (${String(failure)}).`] });
+      setProblems({ byField: {}, general: [unreachable(failure)] });
     } finally {
       setBusy(false);
     }
