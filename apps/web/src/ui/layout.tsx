@@ -39,9 +39,34 @@ export function Layout() {
                 <NavLink to="/endpoints">Endpoints</NavLink>
               </li>
             )}
+            {can('certs:view') && (
+              <li>
+                <NavLink to="/certificates">Certificates</NavLink>
+              </li>
+            )}
+            {can('discovery:view') && (
+              <li>
+                <NavLink to="/discovery">Discovery</NavLink>
+              </li>
+            )}
             {can('scanners:view') && (
               <li>
                 <NavLink to="/scanners">Scanners</NavLink>
+              </li>
+            )}
+            {can('settings:view') && (
+              <li>
+                <NavLink to="/settings">Settings</NavLink>
+              </li>
+            )}
+            {can('users:view') && (
+              <li>
+                <NavLink to="/users">Users</NavLink>
+              </li>
+            )}
+            {can('audit:view') && (
+              <li>
+                <NavLink to="/audit">Audit</NavLink>
               </li>
             )}
             {can('self:access') && (
