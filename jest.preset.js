@@ -33,6 +33,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@certkeeper/domain$': path.join(__dirname, 'libs/domain/src/index.ts'),
+    '^@certkeeper/domain/roles$': path.join(__dirname, 'libs/domain/src/roles.ts'),
     '^@certkeeper/domain/testing$': path.join(__dirname, 'libs/domain/src/testing.ts'),
     '^@certkeeper/net$': path.join(__dirname, 'libs/net/src/index.ts'),
     '^@certkeeper/net/testing$': path.join(__dirname, 'libs/net/testing/index.ts'),

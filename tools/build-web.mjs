@@ -12,6 +12,8 @@ await build({
   configFile: false,
   logLevel: 'warn',
   plugins: [react()],
+  // The one runtime import from outside apps/web: the role table shared with the API.
+  resolve: { alias: { '@certkeeper/domain/roles': fileURLToPath(new URL('../libs/domain/src/roles.ts', import.meta.url)) } },
   build: {
     outDir,
     emptyOutDir: true,

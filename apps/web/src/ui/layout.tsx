@@ -99,7 +99,7 @@ export function useTitle(title: string): void {
   if (document.title !== `${title} · Certkeeper`) document.title = `${title} · Certkeeper`;
 }
 
-/** A load failure in the API's own words. */
+/** A failed load or action in the API's own words (nothing when there is none). */
 export function LoadError({ message }: { message: string | null }) {
   if (!message) return null;
   return (

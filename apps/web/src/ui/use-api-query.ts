@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { errorMessage } from '../api/client';
+import { errorMessage, unreachable } from '../api/client';
 
 /** What an openapi-fetch call resolves to, reduced to what a screen needs. */
 export interface ApiResult<T> {
@@ -47,12 +47,7 @@ export function useApiQuery<T>(key: string, load: () => Promise<ApiResult<T>>): 
       })
       .catch((error: unknown) => {
         if (!current) return;
-        setState({
-          data: undefined,
-          error: `The server could not be reached (${error instanceof Error ? error.message : String(error)}).`,
-          loading: false,
-          response: undefined,
-        });
+        setState({ data: undefined, error: unreachable(error), loading: false, response: undefined });
       });
     return () => {
       current = false;

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage, unreachable as failure, type Schemas } from '../../api/client';
+import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
+import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 
 /** The caller's own settings: tag subscriptions, calendar feed and API keys (self:access, every role). */
@@ -29,8 +30,7 @@ function TagSubscriptions() {
   // The edited list; null while it equals what the server holds.
   const [draft, setDraft] = useState<string[] | null>(null);
   const [adding, setAdding] = useState('');
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const saving = useAction();
   const [saved, setSaved] = useState(false);
   const current = draft ?? subscriptions.data ?? [];
 
@@ -44,21 +44,15 @@ function TagSubscriptions() {
   }
 
   async function save() {
-    setSaving(true);
-    setError(null);
     setSaved(false);
-    try {
-      const { data, error: apiError, response } = await api.PUT('/api/v1/me/tag-subscriptions', { body: current });
-      if (data) {
+    await saving.run(
+      () => api.PUT('/api/v1/me/tag-subscriptions', { body: current }),
+      () => {
         setDraft(null);
         setSaved(true);
         subscriptions.reload();
-      } else setError(errorMessage(apiError, response));
-    } catch (caught) {
-      setError(failure(caught));
-    } finally {
-      setSaving(false);
-    }
+      },
+    );
   }
 
   return (
@@ -108,16 +102,12 @@ function TagSubscriptions() {
             <button type="submit">Add tag</button>
           </form>
           <div className="actions">
-            <button type="button" className="primary" disabled={saving || draft === null} onClick={() => void save()}>
+            <button type="button" className="primary" disabled={saving.busy || draft === null} onClick={() => void save()}>
               Save subscriptions
             </button>
             {saved && <span role="status">Saved.</span>}
           </div>
-          {error && (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          )}
+          <LoadError message={saving.error} />
         </>
       )}
     </section>
@@ -127,48 +117,28 @@ function TagSubscriptions() {
 function CalendarFeed() {
   const me = useApiQuery('me', () => api.GET('/api/v1/me'));
   const [url, setUrl] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const action = useAction();
   const enabled = url !== null || me.data?.calendarFeedEnabled === true;
 
-  async function create() {
-    setBusy(true);
-    setError(null);
-    try {
-      const { data, error: apiError, response } = await api.POST('/api/v1/me/calendar-token');
-      if (data) setUrl(data.url);
-      else setError(errorMessage(apiError, response));
-    } catch (caught) {
-      setError(failure(caught));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function turnOff() {
-    setBusy(true);
-    setError(null);
-    try {
+  const create = () =>
+    action.run(
+      () => api.POST('/api/v1/me/calendar-token'),
+      (answer) => setUrl(answer.url),
+    );
+  const turnOff = () =>
+    action.run(
       // openapi-fetch's body type drops a property whose only type is null (UpdateMeDto's
       // `calendarToken?: null`), so the body is written out by the serializer.
-      const {
-        data,
-        error: apiError,
-        response,
-      } = await api.PUT('/api/v1/me', {
-        body: {},
-        bodySerializer: () => JSON.stringify({ calendarToken: null } satisfies Schemas['UpdateMeDto']),
-      });
-      if (data) {
+      () =>
+        api.PUT('/api/v1/me', {
+          body: {},
+          bodySerializer: () => JSON.stringify({ calendarToken: null } satisfies Schemas['UpdateMeDto']),
+        }),
+      () => {
         setUrl(null);
         me.reload();
-      } else setError(errorMessage(apiError, response));
-    } catch (caught) {
-      setError(failure(caught));
-    } finally {
-      setBusy(false);
-    }
-  }
+      },
+    );
 
   return (
     <section aria-labelledby="calendar-heading">
@@ -191,20 +161,16 @@ function CalendarFeed() {
             />
           )}
           <div className="actions">
-            <button type="button" disabled={busy} onClick={() => void create()}>
+            <button type="button" disabled={action.busy} onClick={() => void create()}>
               {enabled ? 'Create a new feed URL' : 'Turn the feed on'}
             </button>
             {enabled && (
-              <button type="button" disabled={busy} onClick={() => void turnOff()}>
+              <button type="button" disabled={action.busy} onClick={() => void turnOff()}>
                 Turn the feed off
               </button>
             )}
           </div>
-          {error && (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          )}
+          <LoadError message={action.error} />
         </>
       )}
     </section>
@@ -216,48 +182,34 @@ function ApiKeys() {
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
   const [created, setCreated] = useState<Schemas['CreatedApiKeyResponseDto'] | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const creation = useAction();
+  const deletion = useAction();
   const [confirming, setConfirming] = useState<string | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
 
   async function create(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      // The date field names a local day; the key works until the end of it.
-      const body = expires === '' ? { name } : { name, expiresAt: new Date(`${expires}T23:59:59`).toISOString() };
-      const { data, error: apiError, response } = await api.POST('/api/v1/me/api-keys', { body });
-      if (data) {
-        setCreated(data);
+    // The date field names a local day; the key works until the end of it.
+    const body = expires === '' ? { name } : { name, expiresAt: new Date(`${expires}T23:59:59`).toISOString() };
+    await creation.run(
+      () => api.POST('/api/v1/me/api-keys', { body }),
+      (key) => {
+        setCreated(key);
         setName('');
         setExpires('');
         keys.reload();
-      } else setError(errorMessage(apiError, response));
-    } catch (caught) {
-      setError(failure(caught));
-    } finally {
-      setBusy(false);
-    }
+      },
+    );
   }
 
-  async function remove(id: string) {
-    setBusy(true);
-    setDeleteError(null);
-    try {
-      const { error: apiError, response } = await api.DELETE('/api/v1/me/api-keys/{id}', { params: { path: { id } } });
-      if (response.ok) {
+  const remove = (id: string) =>
+    deletion.run(
+      () => api.DELETE('/api/v1/me/api-keys/{id}', { params: { path: { id } } }),
+      () => {
         setConfirming(null);
         if (created?.id === id) setCreated(null);
         keys.reload();
-      } else setDeleteError(errorMessage(apiError, response));
-    } catch (caught) {
-      setDeleteError(failure(caught));
-    } finally {
-      setBusy(false);
-    }
-  }
+      },
+    );
 
   return (
     <section aria-labelledby="keys-heading">
@@ -298,10 +250,10 @@ function ApiKeys() {
                     question="Delete this key? It stops working at once."
                     confirmLabel={`Yes, delete ${key.name}`}
                     confirming={confirming === key.id}
-                    busy={busy}
+                    busy={deletion.busy}
                     onAsk={() => {
                       setConfirming(key.id);
-                      setDeleteError(null);
+                      deletion.clearError();
                     }}
                     onCancel={() => setConfirming(null)}
                     onConfirm={() => void remove(key.id)}
@@ -312,11 +264,7 @@ function ApiKeys() {
           </tbody>
         </table>
       )}
-      {deleteError && (
-        <p className="error" role="alert">
-          {deleteError}
-        </p>
-      )}
+      <LoadError message={deletion.error} />
       {created && (
         <ShownOnce
           id="new-key"
@@ -332,13 +280,9 @@ function ApiKeys() {
         <input id="key-name" value={name} required onChange={(event) => setName(event.target.value)} />
         <label htmlFor="key-expires">Expires (optional, end of that day)</label>
         <input id="key-expires" type="date" value={expires} onChange={(event) => setExpires(event.target.value)} />
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <LoadError message={creation.error} />
         <div className="actions">
-          <button type="submit" className="primary" disabled={busy}>
+          <button type="submit" className="primary" disabled={creation.busy}>
             Create API key
           </button>
         </div>

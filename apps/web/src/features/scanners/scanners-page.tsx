@@ -1,32 +1,17 @@
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage, unreachable, type Schemas } from '../../api/client';
+import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
+import { FieldError, GeneralProblem, fieldProps, noProblems, splitProblems, type Problems } from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
-import { useApiQuery } from '../../ui/use-api-query';
+import { useAction } from '../../ui/use-action';
+import { useApiQuery, type ApiResult } from '../../ui/use-api-query';
 
 type Scanner = Schemas['ScannerResponseDto'];
 type Settings = Schemas['CreateScannerDto'];
 const FIELDS = ['name', 'scanCronExpression', 'scanConcurrency'] as const;
 type Field = (typeof FIELDS)[number];
-interface Problems {
-  byField: Partial<Record<Field, string>>;
-  general: string | null;
-}
-const NO_PROBLEMS: Problems = { byField: {}, general: null };
-
-/** The API's validation answer (one line per problem) split between the fields its lines start with. */
-function splitProblems(message: string): Problems {
-  const problems: Problems = { byField: {}, general: null };
-  for (const line of message.split('\n').map((text) => text.trim())) {
-    if (line === '') continue;
-    const field = FIELDS.find((name) => line.startsWith(`${name} `));
-    if (field) problems.byField[field] = [problems.byField[field], line].filter(Boolean).join(' ');
-    else problems.general = [problems.general, line].filter(Boolean).join(' ');
-  }
-  return problems;
-}
 
 /** Scanners: every role sees the list; scanners:edit (admin) creates, edits, re-keys and deletes them. */
 export function ScannersPage() {
@@ -37,51 +22,38 @@ export function ScannersPage() {
   const [shown, setShown] = useState<{ id: string; name: string; token: string; regenerated: boolean } | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<{ id: string; action: 'delete' | 'regenerate' } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [actionError, setActionError] = useState<{ id: string; message: string } | null>(null);
+  const action = useAction();
+  const busy = action.busy;
+  // The row whose action ran last: the API's sentence is shown in that row.
+  const [actionRow, setActionRow] = useState<string | null>(null);
+  const actionError = action.error && actionRow ? { id: actionRow, message: action.error } : null;
 
   /** Runs one row action; the API's sentence is shown in that row when it refuses. */
-  async function act(
-    id: string,
-    call: () => Promise<{ response: Response; error?: unknown; data?: unknown }>,
-    onDone?: (data: unknown) => void,
-  ) {
-    setBusy(true);
-    setActionError(null);
-    try {
-      const { response, error, data } = await call();
-      if (response.ok) {
-        setConfirming(null);
-        onDone?.(data);
-        scanners.reload();
-      } else setActionError({ id, message: errorMessage(error, response) });
-    } catch (caught) {
-      setActionError({ id, message: unreachable(caught) });
-    } finally {
-      setBusy(false);
-    }
+  async function act<T>(id: string, call: () => Promise<ApiResult<T>>, onDone?: (data: T) => void) {
+    setActionRow(id);
+    await action.run(call, (data) => {
+      setConfirming(null);
+      onDone?.(data);
+      scanners.reload();
+    });
   }
 
-  const ask = (id: string, action: 'delete' | 'regenerate') => {
-    setConfirming({ id, action });
-    setActionError(null);
+  const ask = (id: string, kind: 'delete' | 'regenerate') => {
+    setConfirming({ id, action: kind });
+    action.clearError();
   };
 
-  async function save(scanner: Scanner, body: Settings): Promise<string | null> {
-    const { data, error, response } = await api.PATCH('/api/v1/scanners/{id}', { params: { path: { id: scanner.id } }, body });
-    if (!data) return errorMessage(error, response);
+  const save = (scanner: Scanner, body: Settings) => api.PATCH('/api/v1/scanners/{id}', { params: { path: { id: scanner.id } }, body });
+  const saved = () => {
     setEditing(null);
     scanners.reload();
-    return null;
-  }
+  };
 
-  async function create(body: Settings): Promise<string | null> {
-    const { data, error, response } = await api.POST('/api/v1/scanners', { body });
-    if (!data) return errorMessage(error, response);
-    setShown({ id: data.id, name: data.name, token: data.token, regenerated: false });
+  const create = (body: Settings) => api.POST('/api/v1/scanners', { body });
+  const created = (scanner: Schemas['ScannerWithTokenResponseDto']) => {
+    setShown({ id: scanner.id, name: scanner.name, token: scanner.token, regenerated: false });
     scanners.reload();
-    return null;
-  }
+  };
 
   const editedScanner = scanners.data?.find((scanner) => scanner.id === editing);
 
@@ -156,10 +128,7 @@ export function ScannersPage() {
                           void act(
                             scanner.id,
                             () => api.POST('/api/v1/scanners/{id}/regenerate-token', { params: { path: { id: scanner.id } } }),
-                            (data) => {
-                              const answer = data as Schemas['ScannerWithTokenResponseDto'];
-                              setShown({ id: answer.id, name: answer.name, token: answer.token, regenerated: true });
-                            },
+                            (answer) => setShown({ id: answer.id, name: answer.name, token: answer.token, regenerated: true }),
                           )
                         }
                       />
@@ -216,6 +185,7 @@ export function ScannersPage() {
           submitLabel="Save scanner"
           initial={editedScanner}
           onSubmit={(body) => save(editedScanner, body)}
+          onSaved={saved}
           onCancel={() => setEditing(null)}
         />
       )}
@@ -227,6 +197,7 @@ export function ScannersPage() {
           initial={{ name: '', scanCronExpression: '0 * * * *', scanConcurrency: 5 }}
           resetOnSuccess
           onSubmit={create}
+          onSaved={created}
         />
       )}
     </div>
@@ -234,13 +205,14 @@ export function ScannersPage() {
 }
 
 /** Name, schedule and concurrency; the API's sentences shown next to the fields they name. */
-function ScannerForm({
+function ScannerForm<T>({
   idPrefix,
   heading,
   submitLabel,
   initial,
   resetOnSuccess = false,
   onSubmit,
+  onSaved,
   onCancel,
 }: {
   idPrefix: string;
@@ -248,83 +220,71 @@ function ScannerForm({
   submitLabel: string;
   initial: Settings;
   resetOnSuccess?: boolean;
-  onSubmit: (body: Settings) => Promise<string | null>;
+  onSubmit: (body: Settings) => Promise<ApiResult<T>>;
+  onSaved: (answer: T) => void;
   onCancel?: () => void;
 }) {
   const [name, setName] = useState(initial.name);
   const [schedule, setSchedule] = useState(initial.scanCronExpression);
   const [concurrency, setConcurrency] = useState(String(initial.scanConcurrency));
-  const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
-  const [busy, setBusy] = useState(false);
+  const submission = useAction();
+  const problems: Problems<Field> = submission.error ? splitProblems(submission.error, FIELDS) : noProblems();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setProblems(NO_PROBLEMS);
-    try {
-      // A concurrency that is not a number is sent as written, for the API to name the problem.
-      const count = Number(concurrency);
-      const body = {
-        name: name.trim(),
-        scanCronExpression: schedule.trim(),
-        scanConcurrency: concurrency.trim() !== '' && Number.isFinite(count) ? count : (concurrency as unknown as number),
-      };
-      const problem = await onSubmit(body);
-      if (problem) setProblems(splitProblems(problem));
-      else if (resetOnSuccess) {
-        setName(initial.name);
-        setSchedule(initial.scanCronExpression);
-        setConcurrency(String(initial.scanConcurrency));
-      }
-    } catch (caught) {
-      setProblems({ byField: {}, general: unreachable(caught) });
-    } finally {
-      setBusy(false);
-    }
+    // A concurrency that is not a number is sent as written, for the API to name the problem.
+    const count = Number(concurrency);
+    const body = {
+      name: name.trim(),
+      scanCronExpression: schedule.trim(),
+      scanConcurrency: concurrency.trim() !== '' && Number.isFinite(count) ? count : (concurrency as unknown as number),
+    };
+    await submission.run(
+      () => onSubmit(body),
+      (answer) => {
+        if (resetOnSuccess) {
+          setName(initial.name);
+          setSchedule(initial.scanCronExpression);
+          setConcurrency(String(initial.scanConcurrency));
+        }
+        onSaved(answer);
+      },
+    );
   }
-
-  const fieldProps = (field: Field) => ({
-    id: `${idPrefix}-${field}`,
-    'aria-describedby': problems.byField[field] ? `${idPrefix}-${field}-error` : undefined,
-    'aria-invalid': problems.byField[field] ? true : undefined,
-  });
-  const fieldError = (field: Field) =>
-    problems.byField[field] ? (
-      <p className="error field-error" id={`${idPrefix}-${field}-error`}>
-        {problems.byField[field]}
-      </p>
-    ) : null;
+  const busy = submission.busy;
 
   return (
     <form className="card form" aria-labelledby={`${idPrefix}-heading`} onSubmit={(event) => void submit(event)} noValidate>
       <h2 id={`${idPrefix}-heading`}>{heading}</h2>
       <label htmlFor={`${idPrefix}-name`}>Name</label>
-      <input {...fieldProps('name')} value={name} required maxLength={200} onChange={(event) => setName(event.target.value)} />
-      {fieldError('name')}
+      <input
+        {...fieldProps(idPrefix, 'name', problems)}
+        value={name}
+        required
+        maxLength={200}
+        onChange={(event) => setName(event.target.value)}
+      />
+      <FieldError idPrefix={idPrefix} field="name" problems={problems} />
       <label htmlFor={`${idPrefix}-scanCronExpression`}>Schedule (5-field cron expression)</label>
       <input
-        {...fieldProps('scanCronExpression')}
+        {...fieldProps(idPrefix, 'scanCronExpression', problems)}
         className="mono"
         value={schedule}
         autoComplete="off"
         onChange={(event) => setSchedule(event.target.value)}
       />
-      {fieldError('scanCronExpression')}
+      <FieldError idPrefix={idPrefix} field="scanCronExpression" problems={problems} />
       <label htmlFor={`${idPrefix}-scanConcurrency`}>Concurrency (endpoints probed in parallel, 1 to 256)</label>
       <input
-        {...fieldProps('scanConcurrency')}
+        {...fieldProps(idPrefix, 'scanConcurrency', problems)}
         type="number"
         min={1}
         max={256}
         value={concurrency}
         onChange={(event) => setConcurrency(event.target.value)}
       />
-      {fieldError('scanConcurrency')}
-      {problems.general && (
-        <p className="error" role="alert">
-          {problems.general}
-        </p>
-      )}
+      <FieldError idPrefix={idPrefix} field="scanConcurrency" problems={problems} />
+      <GeneralProblem problems={problems} />
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
           {submitLabel}
