@@ -31,7 +31,8 @@ async function loginStatus(baseUrl: string, email: string, password: string): Pr
 /** The start command's real process: embedded PostgreSQL, generated secrets, clean shutdown. */
 describe('the service process on embedded PostgreSQL', () => {
   let dataDir: string;
-  let firstStartOutput = '';
+  // The first administrator's password, read from the file the first start wrote.
+  let password = '';
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'certkeeper-service-'));
@@ -39,11 +40,16 @@ describe('the service process on embedded PostgreSQL', () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-  it('starts fresh, prints where it listens and the admin credentials, and stops cleanly on SIGTERM', async () => {
+  it('starts fresh, prints where it listens and where the admin password is, and stops cleanly on SIGTERM', async () => {
     const service = await startService({ DATA_DIR: dataDir });
-    const password = /Password:\s+(\S+)/.exec(service.output())?.[1] ?? '';
+    const passwordFile = join(dataDir, 'initial-admin-password');
     expect(service.output()).toContain('First administrator: admin@localhost');
-    firstStartOutput = service.output();
+    expect(service.output()).toContain(`Password file:       ${passwordFile}`);
+    // Only the service's user may read it, and no output line (banner or JSON log) holds the password.
+    expect((await stat(passwordFile)).mode & 0o777).toBe(0o600);
+    password = (await readFile(passwordFile, 'utf8')).trim();
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(service.output()).not.toContain(password);
     expect(await loginStatus(service.baseUrl, 'admin@localhost', password)).toBe(200);
     expect((await fetch(`${service.baseUrl}/api-docs/index.html`)).status).toBe(200);
 
@@ -74,7 +80,6 @@ describe('the service process on embedded PostgreSQL', () => {
     await tls.listen();
     const service = await startService({ DATA_DIR: dataDir, SCANNER_NEW_WORK_POLL_MS: '300', SCANNER_HANDSHAKE_TIMEOUT_MS: '2000' });
     try {
-      const password = /Password:\s+(\S+)/.exec(firstStartOutput)?.[1] ?? '';
       const token = await loginToken(service.baseUrl, 'admin@localhost', password);
       const created = await fetch(`${service.baseUrl}/api/v1/endpoints`, {
         method: 'POST',

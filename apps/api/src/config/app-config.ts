@@ -36,7 +36,12 @@ export interface AppConfig {
   jwtTtlSeconds: number;
   encryptionKey: Buffer;
   publicUrl: string | null;
-  admin: { email: string | null; password: string | null };
+  /**
+   * The first administrator (ADMIN_EMAIL, ADMIN_PASSWORD). Without a password a random one is
+   * written to `passwordFile` (DATA_DIR/initial-admin-password, mode 0600), never to a log line.
+   * Absent `passwordFile` (tools, tests that always set the password): no random admin is made.
+   */
+  admin: { email: string | null; password: string | null; passwordFile?: string };
   embeddedScanner: boolean;
   /** Fill an empty Mozilla store from the roots bundled with Node.js at start-up (trust verdicts offline, day one). */
   seedRootStores: boolean;

@@ -38,6 +38,9 @@ async function loadOrCreateSecrets(dataDir: string): Promise<GeneratedSecrets> {
   return secrets;
 }
 
+/** The file in DATA_DIR that holds the first administrator's generated password (docs/api-contract.md section 2). */
+export const INITIAL_ADMIN_PASSWORD_FILE = 'initial-admin-password';
+
 /**
  * Turns the environment into a runnable configuration. Without DATABASE_URL this starts the
  * embedded PostgreSQL under DATA_DIR and fills in generated secrets.
@@ -48,7 +51,7 @@ export async function prepareRuntime(env: Environment, log: (message: string) =>
     host: env.host,
     jwtTtlSeconds: env.jwtTtlSeconds,
     publicUrl: env.publicUrl,
-    admin: { email: env.adminEmail, password: env.adminPassword },
+    admin: { email: env.adminEmail, password: env.adminPassword, passwordFile: join(env.dataDir, INITIAL_ADMIN_PASSWORD_FILE) },
     embeddedScanner: env.embeddedScanner,
     seedRootStores: true,
     retentionDays: env.retentionDays,

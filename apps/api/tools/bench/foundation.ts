@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     try {
       const fresh = await startCommand(dataDir);
       first.push(fresh.msToHealthy);
-      const password = /Password:\s+(\S+)/.exec(fresh.output())?.[1] ?? '';
+      const password = (await readFile(join(dataDir, 'initial-admin-password'), 'utf8')).trim();
       await stop(fresh.child);
 
       const again = await startCommand(dataDir);

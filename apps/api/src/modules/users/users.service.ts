@@ -1,5 +1,8 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { hashPassword, randomToken } from '../../common/auth/secrets';
+import type { AppConfig } from '../../config/app-config';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { SessionsRepository } from '../sessions/sessions.repository';
@@ -110,26 +113,38 @@ export class UsersService {
 
   /**
    * First start: with no users at all, create the administrator from ADMIN_EMAIL/ADMIN_PASSWORD,
-   * or `admin@localhost` with a random password printed once. Runs under the admin-change lock so
+   * or `admin@localhost` with a random password written to a file only the service's user can read
+   * (never to a log line, which log aggregation would keep). Runs under the admin-change lock so
    * replicas starting together create one administrator.
    */
-  async ensureFirstAdmin(configured: { email: string | null; password: string | null }): Promise<void> {
+  async ensureFirstAdmin(configured: AppConfig['admin']): Promise<void> {
     await this.users.withAdminChangeLock(async () => {
       if ((await this.users.countAll()) > 0) return;
       const email = configured.email ?? DEFAULT_ADMIN_EMAIL;
+      if (configured.password === null && configured.passwordFile === undefined)
+        throw new Error('No ADMIN_PASSWORD and nowhere to write a generated one: the first administrator cannot be created.');
       const password = configured.password ?? randomToken(18);
+      // Written before the account exists: a failure to write leaves no administrator nobody can sign in as.
+      if (configured.password === null) await writeSecretFile(configured.passwordFile!, `${password}\n`);
       await this.users.insert({ email, name: 'Administrator', role: 'admin', passwordHash: await hashPassword(password), notify: true });
-      if (configured.password) {
+      if (configured.password !== null) {
         this.logger.warn(`Created the first administrator ${email} with the password from ADMIN_PASSWORD.`);
       } else {
-        // The one secret the service ever prints: the operator has no other way to learn it.
-        this.logger.warn(`Created the first administrator. Sign in as ${email} with password ${password} and change it.`);
+        this.logger.warn(`Created the first administrator ${email}; its password is in ${configured.passwordFile}.`);
         process.stdout.write(
-          `\n  First administrator: ${email}\n  Password:            ${password}\n  (shown once; change it after signing in)\n\n`,
+          `\n  First administrator: ${email}\n  Password file:       ${configured.passwordFile}\n` +
+            `  (readable only by this service's user; sign in, change the password, then delete the file)\n\n`,
         );
       }
     });
   }
+}
+
+/** Creates or replaces `file` with mode 0600 from the start (no moment where others may read it). */
+async function writeSecretFile(file: string, content: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await rm(file, { force: true });
+  await writeFile(file, content, { mode: 0o600, flag: 'wx' });
 }
 
 function isEnabledAdmin(user: UserEntity): boolean {
