@@ -90,7 +90,13 @@ function main(argv) {
 
 const WEB_SOURCES = 'apps/web';
 const WEB_OUTPUT = path.join(dist, 'apps/web');
-const WEB_INPUTS = ['tools/openapi/client/schema.d.ts', 'libs/domain/src/roles.ts', 'tools/build-web.mjs', 'package-lock.json', path.relative(root, __filename)];
+const WEB_INPUTS = [
+  'tools/openapi/client/schema.d.ts',
+  'libs/domain/src/roles.ts',
+  'tools/build-web.mjs',
+  'package-lock.json',
+  path.relative(root, __filename),
+];
 
 /** Bundles apps/web into dist/apps/web unless the stamp says the bundle matches its inputs. */
 function buildWeb(force) {

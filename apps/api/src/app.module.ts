@@ -58,7 +58,7 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config, options.clock ?? new SystemClock()),
         ScheduleModule.forRoot(),
-        DatabaseModule.forRoot(config.databaseUrl),
+        DatabaseModule.forRoot(config.databaseUrl, config.statementTimeoutMs),
         AuditModule,
         AuthModule,
         UsersModule,

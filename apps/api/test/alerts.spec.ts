@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
+import { Client } from 'pg';
+import type { AppConfig } from '../src/config/app-config';
+import { ALERT_JOB_LOCK_KEY } from '../src/database/advisory-lock-keys';
+import { AdvisoryLockWaitExceeded } from '../src/database/advisory-lock';
+import { AlertsScheduler } from '../src/modules/alerts/alerts.scheduler';
+import { AlertsService } from '../src/modules/alerts/alerts.service';
 import { DAY, HOUR } from './support/fake-clock';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { bearer, createTestApp, createUser, login, ADMIN_EMAIL, type TestApp } from './support/test-app';
@@ -12,7 +18,7 @@ interface Totals {
 }
 
 /** One app, one SMTP server, mail configured; helpers to place certificates in time. */
-async function alertWorld(): Promise<{
+async function alertWorld(overrides: Partial<AppConfig> = {}): Promise<{
   t: TestApp;
   admin: string;
   smtp: TestSmtpServer;
@@ -21,7 +27,7 @@ async function alertWorld(): Promise<{
   run(): Promise<Totals>;
   close(): Promise<void>;
 }> {
-  const t = await createTestApp();
+  const t = await createTestApp(overrides);
   const admin = await login(t);
   const smtp = await startSmtpServer();
   const mail = {
@@ -308,5 +314,88 @@ describe('the alert job', () => {
     } finally {
       await w.close();
     }
+  });
+
+  it('gives every alert a Message-ID from (user, fingerprint, threshold), the same when a lost record makes it go again', async () => {
+    const w = await alertWorld();
+    try {
+      const [alice, bob] = await Promise.all([createUser(w.t, 'viewer'), createUser(w.t, 'viewer')]);
+      const minted = await w.expiringIn(10, 'resend.example.com');
+      await w.onEndpoint('web', minted);
+      expect((await w.run()).alertsSent).toBe(2);
+      const expected = (userId: string) =>
+        `<alert.${createHash('sha256')
+          .update(`${userId}\n${fingerprintOf(minted)}\n14`)
+          .digest('hex')
+          .slice(0, 40)}@example.com>`;
+      const messageIdOf = (email: string) => w.smtp.messages.filter((m) => m.to === email).map((m) => m.headers.get('message-id'));
+      expect(messageIdOf(alice.email)).toEqual([expected(alice.id)]);
+      expect(messageIdOf(bob.email)).toEqual([expected(bob.id)]);
+
+      // As if the process had died after the server accepted Alice's alert, before its record committed.
+      await w.t.app.get(DataSource).query('DELETE FROM alert_records WHERE user_id = $1', [alice.id]);
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 1, failed: 0 });
+      expect(messageIdOf(alice.email)).toEqual([expected(alice.id), expected(alice.id)]);
+      expect(messageIdOf(bob.email)).toEqual([expected(bob.id)]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  describe('while another replica holds the job', () => {
+    // A second session holding the job's lock, as another replica's run in progress does.
+    async function holdJobLock(t: TestApp): Promise<Client> {
+      const client = new Client({ connectionString: t.config.databaseUrl });
+      await client.connect();
+      await client.query('SELECT pg_advisory_lock($1)', [ALERT_JOB_LOCK_KEY]);
+      return client;
+    }
+
+    it('the route waits past the statement timeout for that run to end, then runs', async () => {
+      // A one-second statement deadline: a lock wait that were one statement would fail after a second.
+      const w = await alertWorld({ statementTimeoutMs: 1000 });
+      const holder = await holdJobLock(w.t);
+      try {
+        await createUser(w.t, 'viewer');
+        await w.onEndpoint('web', await w.expiringIn(10, 'waits.example.com'));
+        const started = Date.now();
+        const run = w.run();
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        expect(w.smtp.messages).toHaveLength(0);
+        await holder.query('SELECT pg_advisory_unlock($1)', [ALERT_JOB_LOCK_KEY]);
+        expect(await run).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+        expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+        // The pool's connections kept their own deadline.
+        await expect(w.t.app.get(DataSource).query('SELECT pg_sleep(1.5)')).rejects.toThrow(/statement timeout/);
+      } finally {
+        await holder.end();
+        await w.close();
+      }
+    });
+
+    it('an on-demand run gives up after its longest wait, and the hourly run skips quietly', async () => {
+      const w = await alertWorld();
+      const holder = await holdJobLock(w.t);
+      try {
+        await createUser(w.t, 'viewer');
+        await w.onEndpoint('web', await w.expiringIn(10, 'skips.example.com'));
+        await expect(w.t.app.get(AlertsService).runJob(300)).rejects.toBeInstanceOf(AdvisoryLockWaitExceeded);
+
+        const errorsBefore = w.t.logs.filter((line) => line.level === 'error').length;
+        const started = Date.now();
+        await w.t.app.get(AlertsScheduler).runHourly();
+        expect(Date.now() - started).toBeLessThan(5000);
+        expect(w.t.logs.filter((line) => line.level === 'error')).toHaveLength(errorsBefore);
+        expect(w.t.logs.some((line) => String(line.msg).includes('this hourly run is skipped'))).toBe(true);
+        expect(w.smtp.messages).toHaveLength(0);
+
+        await holder.query('SELECT pg_advisory_unlock($1)', [ALERT_JOB_LOCK_KEY]);
+        await w.t.app.get(AlertsScheduler).runHourly();
+        expect(w.smtp.messages).toHaveLength(1);
+      } finally {
+        await holder.end();
+        await w.close();
+      }
+    });
   });
 });

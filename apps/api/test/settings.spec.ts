@@ -246,6 +246,52 @@ describe('settings', () => {
         isCustom: false,
       });
     });
+    it('previews a template with sample values by the alert renderer, refusing what saving refuses', async () => {
+      const url = '/api/v1/notification-templates/cert_expiring/email/preview';
+      const html = (
+        await t.http
+          .post(url)
+          .set(bearer(admin))
+          .send({ subject: 'Renew {{ .CommonName }} in {{ .DaysRemaining }} days', body: '<p>{{ .EndpointName }} & co</p>' })
+          .expect(200)
+      ).body as Record<string, unknown>;
+      expect(html).toEqual({
+        subject: 'Renew www.example.com in 14 days',
+        html: '<p>www.example.com:443, api.example.com:443 & co</p>',
+        text: expect.stringContaining('www.example.com:443, api.example.com:443') as unknown,
+      });
+      const text = (await t.http.post(url).set(bearer(admin)).send({ subject: 'x', body: 'Line {{ .NotAfter }}\nnext' }).expect(200))
+        .body as Record<string, unknown>;
+      expect(text).toEqual({ subject: 'x', html: null, text: 'Line 2030-01-15 12:00 UTC\nnext' });
+      // Nothing was saved.
+      expect((await t.http.get('/api/v1/notification-templates/cert_expiring/email').set(bearer(admin)).expect(200)).body).toMatchObject({
+        isCustom: false,
+      });
+
+      const syntax = await t.http.post(url).set(bearer(admin)).send({ subject: 'x', body: 'hello {{ .CommonName' }).expect(400);
+      expect(syntax.headers['content-type']).toMatch(/^text\/plain/);
+      expect(syntax.text).toContain('body');
+      const unknown = await t.http
+        .post('/api/v1/notification-templates/cert_expired/email/preview')
+        .set(bearer(admin))
+        .send({ subject: 'x', body: '{{ .DaysRemaining }}' })
+        .expect(400);
+      expect(unknown.text).toContain('DaysRemaining');
+      await t.http.post(url).set(bearer(admin)).send({ subject: 'x' }).expect(400);
+      await t.http
+        .post('/api/v1/notification-templates/cert_renewed/email/preview')
+        .set(bearer(admin))
+        .send({ subject: 'x', body: 'y' })
+        .expect(404);
+
+      // settings:view suffices; a viewer is refused before the body is read (a bad body still answers 403).
+      const operator = await createUser(t, 'operator');
+      await t.http.post(url).set(bearer(operator.token)).send({ subject: 'x', body: 'y' }).expect(200);
+      const viewer = await createUser(t, 'viewer');
+      await t.http.post(url).set(bearer(viewer.token)).send({ subject: 'x', body: 'y' }).expect(403);
+      await t.http.post(url).set(bearer(viewer.token)).send({ nonsense: true }).expect(403);
+      await t.http.post(url).send({ subject: 'x', body: 'y' }).expect(401);
+    });
   });
 
   describe('tag subscriptions', () => {

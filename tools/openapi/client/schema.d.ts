@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Run the alert job now
-         * @description Needs `settings:edit`. Runs the expiry alert job at once (after a run in progress on any replica has finished) and answers its totals: alerts sent, alerts already sent by earlier runs, and alerts the SMTP server did not accept, which the next run retries. With mail disabled or not configured nothing is sent and every total is 0.
+         * @description Needs `settings:edit`. Runs the expiry alert job at once (after a run in progress on any replica has finished; 409 if that takes over 10 minutes) and answers its totals: alerts sent, alerts already sent by earlier runs, and alerts the SMTP server did not accept, which the next run retries. With mail disabled or not configured nothing is sent and every total is 0.
          */
         post: operations["runAlertJob"];
         delete?: never;
@@ -907,6 +907,26 @@ export interface paths {
          * @description Needs `settings:edit`. Removes the override, so the built-in default applies again. Idempotent: 204 whether or not an override existed; 404 for an unknown event type or channel.
          */
         delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-templates/{eventType}/{channel}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a notification template
+         * @description Needs `settings:view`. Renders the given subject and body (not saved) with sample values, by the same engine the alerts use: the subject, the HTML part (null for a plain-text body) and the text part an e-mail would carry. Refuses what saving refuses: syntax errors and unknown variables are 400, one line per problem; 404 for an unknown event type or channel.
+         */
+        post: operations["previewTemplate"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2418,6 +2438,14 @@ export interface components {
             /** @description The variables this event type offers. */
             variables: string[];
         };
+        TemplatePreviewDto: {
+            /** @description The HTML part with the values inserted (HTML-escaped); null for a plain-text body, sent as text only. */
+            html: string | null;
+            /** @description The subject line as sent: one line, values inserted. */
+            subject: string;
+            /** @description The text part: the plain-text body, or the text alternative derived from the HTML. */
+            text: string;
+        };
         TlsProfileReportDto: {
             negotiatedCipherSuite: string | null;
             /** @enum {string|null} */
@@ -2524,7 +2552,7 @@ export interface components {
             name?: string;
             notify?: boolean;
             /** @description A new password; null removes it (OIDC sign-in only). */
-            password?: Record<string, never> | null;
+            password?: string | null;
             /** @description Deletes all the user's API keys with this change (for a password reset after a compromise). A new password or disabling the user always ends their signed-in sessions; their API keys only with this flag. */
             revokeApiKeys?: boolean;
             /** @enum {string} */
@@ -2595,6 +2623,15 @@ export interface operations {
             };
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description A run in progress on another replica lasted longer than 10 minutes; try again after Retry-After seconds. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6762,6 +6799,95 @@ export interface operations {
             };
             /** @description No such resource. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventType: string;
+                channel: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTemplateDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatePreviewDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -60,6 +60,11 @@ export interface AppConfig {
    */
   identityProviderTimeoutMs?: number;
   /**
+   * Deadline of each database statement. Absent: 30 seconds (data-source-options.ts). Tests
+   * shorten it to show that nothing long (a lock wait) runs as one statement; no environment variable.
+   */
+  statementTimeoutMs?: number;
+  /**
    * Names this application's Passport strategies (`jwt:<applicationId>`, ...), so that several
    * applications in one process never answer each other's tokens (docs/decisions/0001). Default:
    * a random id, new for every application created.

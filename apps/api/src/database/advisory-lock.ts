@@ -1,12 +1,30 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 
+/** The lock stayed with another session (another replica's run) for longer than the caller would wait. */
+export class AdvisoryLockWaitExceeded extends Error {
+  constructor(readonly maxWaitMs: number) {
+    super(`the lock was still held elsewhere after ${Math.round(maxWaitMs / 1000)} s`);
+  }
+}
+
 /**
  * Runs `work` while a dedicated connection holds the session-level advisory lock `key`, waiting
- * first for any other session (another replica) that holds it.
+ * first, at most `maxWaitMs`, for any other session (another replica) that holds it.
+ *
+ * The wait has its own deadline instead of the pool's 30 s statement timeout: another replica's
+ * run may rightly take longer than any single query should (a big first alert run, a slow SMTP
+ * relay), and a wait cut short by the query deadline was an error where there was none.
+ *
+ * @throws AdvisoryLockWaitExceeded when the lock is still held elsewhere after `maxWaitMs`.
  */
-export function withAdvisoryLock<T>(dataSource: DataSource, key: number, work: () => Promise<T>): Promise<T> {
+export function withAdvisoryLock<T>(
+  dataSource: DataSource,
+  key: number,
+  work: () => Promise<T>,
+  { maxWaitMs }: { maxWaitMs: number },
+): Promise<T> {
   return onDedicatedConnection(dataSource, async (lockHolder) => {
-    await lockHolder.query('SELECT pg_advisory_lock($1)', [key]);
+    await waitForLock(lockHolder, key, maxWaitMs);
     return releasingAfter(lockHolder, key, work);
   });
 }
@@ -17,6 +35,23 @@ export function withAdvisoryTryLock<T>(dataSource: DataSource, key: number, work
     const [{ locked }] = (await lockHolder.query('SELECT pg_try_advisory_lock($1) AS locked', [key])) as { locked: boolean }[];
     return locked ? releasingAfter(lockHolder, key, work) : null;
   });
+}
+
+// SQLSTATE of a statement cancelled by statement_timeout.
+const QUERY_CANCELED = '57014';
+
+async function waitForLock(lockHolder: QueryRunner, key: number, maxWaitMs: number): Promise<void> {
+  // Only the lock holder's session waits under the longer deadline; it goes back to the pool's
+  // own (RESET) before `work` runs, and `work` runs its queries on other pooled connections.
+  await lockHolder.query(`SELECT set_config('statement_timeout', $1, false)`, [String(Math.max(1, Math.round(maxWaitMs)))]);
+  try {
+    await lockHolder.query('SELECT pg_advisory_lock($1)', [key]);
+  } catch (error) {
+    if ((error as { code?: string }).code === QUERY_CANCELED) throw new AdvisoryLockWaitExceeded(maxWaitMs);
+    throw error;
+  } finally {
+    await lockHolder.query('RESET statement_timeout');
+  }
 }
 
 async function onDedicatedConnection<T>(dataSource: DataSource, use: (runner: QueryRunner) => Promise<T>): Promise<T> {

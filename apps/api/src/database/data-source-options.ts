@@ -3,7 +3,10 @@ import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { SnakeNamingStrategy } from './naming-strategy';
 
-export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+/** The deadline of each statement on the pool's connections, unless a caller sets its own. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+export function dataSourceOptions(databaseUrl: string, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -21,7 +24,7 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
       max: 20,
       // Every network operation has a deadline: connecting, and each statement.
       connectionTimeoutMillis: 5000,
-      statement_timeout: 30000,
+      statement_timeout: statementTimeoutMs,
       idle_in_transaction_session_timeout: 60000,
       application_name: 'certkeeper-api',
     },

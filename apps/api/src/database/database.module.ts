@@ -8,13 +8,13 @@ import { runMigrationsUnderLock } from './migrate';
 @Module({})
 export class DatabaseModule {
   /** Connects, then applies pending migrations under the migration lock before anything else runs. */
-  static forRoot(databaseUrl: string): DynamicModule {
+  static forRoot(databaseUrl: string, statementTimeoutMs?: number): DynamicModule {
     return {
       module: DatabaseModule,
       global: true,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => dataSourceOptions(databaseUrl),
+          useFactory: () => dataSourceOptions(databaseUrl, statementTimeoutMs),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             await runMigrationsUnderLock(dataSource);

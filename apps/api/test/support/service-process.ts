@@ -35,7 +35,8 @@ export async function startService(env: Record<string, string>): Promise<Running
 
 export function stopService(service: RunningService, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   return new Promise((resolve) => {
-    if (service.process.exitCode !== null) return resolve(service.process.exitCode);
+    // A process ended by a signal has no exit code, only its signal.
+    if (service.process.exitCode !== null || service.process.signalCode !== null) return resolve(service.process.exitCode);
     service.process.once('exit', (code) => resolve(code));
     service.process.kill(signal);
   });

@@ -33,6 +33,13 @@ export async function startSmtpServer(
     port?: number;
     /** Told every password a client offers, right or wrong. */
     onAuthAttempt?: (password: string) => void;
+    /** A slow relay: how long it takes to accept each message. */
+    acceptDelayMs?: number;
+    /**
+     * Called with each message once the server has it, before the client hears "250": whatever
+     * happens here (killing the sender) happens after acceptance and before the client knows.
+     */
+    onAccepted?: (mail: CapturedMail) => Promise<void> | void;
   } = {},
 ): Promise<TestSmtpServer> {
   const tls = options.secure || options.starttls ? await selfSignedCredentials() : null;
@@ -59,14 +66,17 @@ export async function startSmtpServer(
       state.failing ? callback(Object.assign(new Error('Try again later'), { responseCode: 451 })) : callback(),
     onData: (stream, session, callback) => {
       simpleParser(stream)
-        .then((mail) => {
-          state.messages.push({
+        .then(async (mail) => {
+          const captured = {
             to: session.envelope.rcptTo.map((r) => r.address).join(','),
             subject: mail.subject ?? '',
             html: typeof mail.html === 'string' ? mail.html : '',
             text: mail.text ?? '',
             headers: mail.headers,
-          });
+          };
+          state.messages.push(captured);
+          if (options.acceptDelayMs) await new Promise((resolve) => setTimeout(resolve, options.acceptDelayMs));
+          await options.onAccepted?.(captured);
           callback();
         })
         .catch((error: Error) => callback(error));

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, startTransition, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { api, setUnauthorizedHandler, type Schemas } from '../api/client';
 import { can, type Permission } from './permissions';
@@ -68,9 +68,13 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     // The API ends this JWT at once; the local session goes whatever the answer.
     await api.POST('/api/v1/auth/logout').catch(() => undefined);
     clearSession();
-    setSession(null);
-    setMe(null);
-    await navigate('/login');
+    // In one transition with the router's navigation: otherwise RequireAuth renders first, without
+    // a session, and sends the person to sign-in with a way back to the screen they just left.
+    startTransition(() => {
+      setSession(null);
+      setMe(null);
+      void navigate('/login');
+    });
   }, [navigate]);
 
   const value = useMemo<AuthState>(

@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { api } from '../api/client';
 import { useAuth } from '../auth/auth-context';
 
@@ -6,9 +6,15 @@ import { useAuth } from '../auth/auth-context';
 export const DEFAULT_THRESHOLDS = [30, 14, 7, 1];
 
 const ThresholdsContext = createContext<number[]>(DEFAULT_THRESHOLDS);
+const ReplaceThresholdsContext = createContext<(stored: number[]) => void>(() => undefined);
 
 export function useThresholds(): number[] {
   return useContext(ThresholdsContext);
+}
+
+/** For the screen that changes the thresholds: expiry colours follow the stored list at once. */
+export function useReplaceThresholds(): (stored: number[]) => void {
+  return useContext(ReplaceThresholdsContext);
 }
 
 /** The configured alert thresholds (settings:view), else the defaults. */
@@ -26,5 +32,10 @@ export function ThresholdsProvider({ children }: { children: ReactNode }) {
       current = false;
     };
   }, [mayRead]);
-  return <ThresholdsContext.Provider value={thresholds}>{children}</ThresholdsContext.Provider>;
+  const replace = useCallback((stored: number[]) => setThresholds([...stored].sort((a, b) => b - a)), []);
+  return (
+    <ReplaceThresholdsContext.Provider value={replace}>
+      <ThresholdsContext.Provider value={thresholds}>{children}</ThresholdsContext.Provider>
+    </ReplaceThresholdsContext.Provider>
+  );
 }

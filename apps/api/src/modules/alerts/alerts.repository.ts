@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { withAdvisoryLock } from '../../database/advisory-lock';
+import { withAdvisoryLock, withAdvisoryTryLock } from '../../database/advisory-lock';
 import { ALERT_JOB_LOCK_KEY } from '../../database/advisory-lock-keys';
 
 export interface Recipient {
@@ -22,9 +22,18 @@ export type ClaimOutcome = 'sent' | 'already-sent' | 'failed';
 export class AlertsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Runs the job while holding the alert-job advisory lock on a dedicated connection. */
-  withJobLock<T>(work: () => Promise<T>): Promise<T> {
-    return withAdvisoryLock(this.dataSource, ALERT_JOB_LOCK_KEY, work);
+  /**
+   * Runs the job while holding the alert-job advisory lock on a dedicated connection, after a run
+   * in progress on any replica has finished (waiting at most `maxWaitMs`).
+   * @throws AdvisoryLockWaitExceeded when that run lasts longer.
+   */
+  withJobLock<T>(work: () => Promise<T>, maxWaitMs: number): Promise<T> {
+    return withAdvisoryLock(this.dataSource, ALERT_JOB_LOCK_KEY, work, { maxWaitMs });
+  }
+
+  /** Runs the job under the same lock only if no run is in progress anywhere; null otherwise. */
+  withJobLockIfIdle<T>(work: () => Promise<T>): Promise<T | null> {
+    return withAdvisoryTryLock(this.dataSource, ALERT_JOB_LOCK_KEY, work);
   }
 
   /** Users who get e-mail: notify on, account enabled, an address on file. */

@@ -6,6 +6,7 @@ import { Mailer, type MailSession } from '../mail/mailer';
 import { AppMetrics } from '../metrics/app-metrics';
 import { SettingsService } from '../settings/settings.service';
 import { TemplatesService } from '../templates/templates.service';
+import { alertMessageId } from './alert-message-id';
 import { type AlertKey, AlertsRepository, type Recipient } from './alerts.repository';
 
 export interface AlertTotals {
@@ -15,6 +16,8 @@ export interface AlertTotals {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+// How long `POST /alerts/run` waits for a run in progress elsewhere before answering 409.
+export const ON_DEMAND_MAX_WAIT_MS = 10 * 60 * 1000;
 // Users checked per query on a large first run: about 250,000 pending alerts in memory at most.
 const USERS_PER_BATCH = 50;
 
@@ -43,32 +46,45 @@ export class AlertsService {
     private readonly metrics: AppMetrics,
   ) {}
 
-  runJob(): Promise<AlertTotals> {
-    return this.alerts.withJobLock(async () => {
-      const smtp = await this.settings.smtpSettings();
-      if (!smtp) {
-        this.logger.log('Mail is disabled or not configured; no alerts sent.');
-        return { alertsSent: 0, alreadySent: 0, failed: 0 };
-      }
-      const session = this.mailer.openSession(smtp);
-      const totals: AlertTotals = { alertsSent: 0, alreadySent: 0, failed: 0 };
-      try {
-        for await (const batch of this.dueAlerts()) {
-          totals.alreadySent += batch.alreadySent;
-          for (const alert of batch.pending) {
-            const outcome = await this.alerts.claimAndSend(alert.key, this.clock.now(), () => this.deliver(session, alert));
-            this.metrics.recordAlertOutcome(outcome);
-            if (outcome === 'sent') totals.alertsSent += 1;
-            else if (outcome === 'already-sent') totals.alreadySent += 1;
-            else totals.failed += 1;
-          }
+  /**
+   * Runs the job now, after a run in progress on any replica has finished (the on-demand route).
+   * @throws AdvisoryLockWaitExceeded when that run lasts longer than `maxWaitMs`.
+   */
+  runJob(maxWaitMs = ON_DEMAND_MAX_WAIT_MS): Promise<AlertTotals> {
+    return this.alerts.withJobLock(() => this.deliverDueAlerts(), maxWaitMs);
+  }
+
+  /** The hourly run: skipped, quietly, while another replica's run is in progress (it does the same work). */
+  async runScheduled(): Promise<AlertTotals | null> {
+    const totals = await this.alerts.withJobLockIfIdle(() => this.deliverDueAlerts());
+    if (totals === null) this.logger.debug('Another replica is running the alert job; this hourly run is skipped.');
+    return totals;
+  }
+
+  private async deliverDueAlerts(): Promise<AlertTotals> {
+    const smtp = await this.settings.smtpSettings();
+    if (!smtp) {
+      this.logger.log('Mail is disabled or not configured; no alerts sent.');
+      return { alertsSent: 0, alreadySent: 0, failed: 0 };
+    }
+    const session = this.mailer.openSession(smtp);
+    const totals: AlertTotals = { alertsSent: 0, alreadySent: 0, failed: 0 };
+    try {
+      for await (const batch of this.dueAlerts()) {
+        totals.alreadySent += batch.alreadySent;
+        for (const alert of batch.pending) {
+          const outcome = await this.alerts.claimAndSend(alert.key, this.clock.now(), () => this.deliver(session, alert, smtp.fromAddress));
+          this.metrics.recordAlertOutcome(outcome);
+          if (outcome === 'sent') totals.alertsSent += 1;
+          else if (outcome === 'already-sent') totals.alreadySent += 1;
+          else totals.failed += 1;
         }
-      } finally {
-        session.close();
       }
-      this.logger.log('alert job finished', { alerts_sent: totals.alertsSent, already_sent: totals.alreadySent, failed: totals.failed });
-      return totals;
-    });
+    } finally {
+      session.close();
+    }
+    this.logger.log('alert job finished', { alerts_sent: totals.alertsSent, already_sent: totals.alreadySent, failed: totals.failed });
+    return totals;
   }
 
   /** How many alerts are due and how many of those were delivered before, without sending. */
@@ -114,9 +130,9 @@ export class AlertsService {
     }
   }
 
-  private async deliver(session: MailSession, alert: Pending): Promise<void> {
+  private async deliver(session: MailSession, alert: Pending, fromAddress: string): Promise<void> {
     const message = await this.templates.render(alert.bucket.eventType, templateValues(alert.certificate, this.clock.now()));
-    await session.send({ to: alert.email, ...message });
+    await session.send({ to: alert.email, messageId: alertMessageId(alert.key, fromAddress), ...message });
   }
 }
 

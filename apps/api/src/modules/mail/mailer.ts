@@ -13,6 +13,8 @@ export interface OutgoingMessage {
   /** Null sends the text alone (a template written as plain text); otherwise HTML with the text as its alternative. */
   html: string | null;
   text: string;
+  /** `<id@domain>`; absent: nodemailer makes a random one. Alerts set theirs (alert-message-id.ts). */
+  messageId?: string;
 }
 
 /** Every SMTP step has a deadline, so a silent relay cannot stall the alert job. */
@@ -64,6 +66,7 @@ export class Mailer {
             subject: message.subject,
             html: message.html ?? undefined,
             text: message.text,
+            messageId: message.messageId,
           });
           if (info.accepted.length === 0) throw new SmtpDeliveryError(`the server accepted no recipient: ${info.response}`);
         } catch (error) {

@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
-import { TemplateDto, UpdateTemplateDto } from './templates.dto';
+import { TemplateDto, TemplatePreviewDto, UpdateTemplateDto } from './templates.dto';
 import { TemplatesService } from './templates.service';
 
 @ApiTags('settings')
@@ -54,6 +54,26 @@ export class TemplatesController {
     @Actor() actor: ActorContext,
   ): Promise<TemplateDto> {
     return this.templates.saveTemplate(eventType, channel, dto, actor);
+  }
+
+  @Post(':eventType/:channel/preview')
+  @ApiOperation({
+    summary: 'Preview a notification template',
+    description:
+      'Needs `settings:view`. Renders the given subject and body (not saved) with sample values, by the same engine the alerts use: ' +
+      'the subject, the HTML part (null for a plain-text body) and the text part an e-mail would carry. ' +
+      'Refuses what saving refuses: syntax errors and unknown variables are 400, one line per problem; 404 for an unknown event ' +
+      'type or channel.',
+  })
+  @HttpCode(200)
+  @RequirePermission('settings:view')
+  @ApiOkResponse({ type: TemplatePreviewDto })
+  previewTemplate(
+    @Param('eventType') eventType: string,
+    @Param('channel') channel: string,
+    @Body() dto: UpdateTemplateDto,
+  ): TemplatePreviewDto {
+    return this.templates.previewTemplate(eventType, channel, dto);
   }
 
   @Delete(':eventType/:channel')

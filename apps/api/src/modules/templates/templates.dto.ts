@@ -27,3 +27,14 @@ export class UpdateTemplateDto {
   @MaxLength(100_000)
   body!: string;
 }
+
+export class TemplatePreviewDto {
+  @ApiProperty({ description: 'The subject line as sent: one line, values inserted.' }) subject!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The HTML part with the values inserted (HTML-escaped); null for a plain-text body, sent as text only.',
+  })
+  html!: string | null;
+  @ApiProperty({ description: 'The text part: the plain-text body, or the text alternative derived from the HTML.' }) text!: string;
+}

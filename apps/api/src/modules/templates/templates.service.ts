@@ -51,15 +51,20 @@ export class TemplatesService {
     actor: ActorContext,
   ): Promise<TemplateDto> {
     const [event, chan] = requireKnown(eventType, channel);
-    const problems = validateTemplate(event, template);
-    if (problems.length > 0) {
-      const shown = problems.slice(0, MAX_PROBLEM_LINES).map(formatTemplateProblem);
-      if (problems.length > MAX_PROBLEM_LINES) shown.push(`... and ${problems.length - MAX_PROBLEM_LINES} more problems`);
-      throw new BadRequestException(shown);
-    }
+    requireValid(event, template);
     await this.templates.saveOverride(event, chan, template.subject, template.body);
     await this.audit.record(actor, { action: 'template:update', targetType: 'template', targetId: `${event}/${chan}` });
     return this.getTemplate(event, chan);
+  }
+
+  /**
+   * The message a template would produce, rendered by the same engine as the alerts with sample
+   * values, so an author sees the result before saving. Refuses what saving refuses, alike.
+   */
+  previewTemplate(eventType: string, channel: string, template: { subject: string; body: string }): RenderedMessage {
+    const [event] = requireKnown(eventType, channel);
+    requireValid(event, template);
+    return renderTemplate(template, SAMPLE_VALUES[event]);
   }
 
   /** Restores the default; 204 whether or not an override existed. */
@@ -92,6 +97,34 @@ function requireKnown(eventType: string, channel: string): [EventType, Channel] 
   if (!CHANNELS.includes(channel as Channel)) throw new NotFoundException(`Unknown channel ${channel}; known: ${CHANNELS.join(', ')}.`);
   return [eventType as EventType, channel as Channel];
 }
+
+/** Syntax errors and unknown variables: 400, one line per problem. */
+function requireValid(eventType: EventType, template: { subject: string; body: string }): void {
+  const problems = validateTemplate(eventType, template);
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, MAX_PROBLEM_LINES).map(formatTemplateProblem);
+  if (problems.length > MAX_PROBLEM_LINES) shown.push(`... and ${problems.length - MAX_PROBLEM_LINES} more problems`);
+  throw new BadRequestException(shown);
+}
+
+/** Values formatted as the alert job formats them (alerts.service.ts templateValues), for previews. */
+const SAMPLE_VALUES: Record<EventType, TemplateValues> = {
+  cert_expiring: {
+    EndpointName: 'www.example.com:443, api.example.com:443',
+    EndpointType: 'host',
+    CommonName: 'www.example.com',
+    NotAfter: '2030-01-15 12:00 UTC',
+    DaysRemaining: '14',
+    Fingerprint: '3f8a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a',
+  },
+  cert_expired: {
+    EndpointName: 'www.example.com:443, api.example.com:443',
+    EndpointType: 'host',
+    CommonName: 'www.example.com',
+    NotAfter: '2030-01-15 12:00 UTC',
+    Fingerprint: '3f8a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a',
+  },
+};
 
 function toDto(eventType: EventType, channel: Channel, override: { subject: string; body: string } | null): TemplateDto {
   const template = override ?? DEFAULT_TEMPLATES[eventType];

@@ -6,6 +6,8 @@ import { withAdvisoryLock } from '../../database/advisory-lock';
 import { TRUST_ARRIVALS_LOCK_KEY, TRUST_FULL_PASS_LOCK_KEY } from '../../database/advisory-lock-keys';
 import type { Transaction } from '../../database/transaction';
 
+const FULL_PASS_MAX_WAIT_MS = 60 * 60 * 1000;
+
 /** Certificates that can stand above another in a path: CAs, and anchors (v1 roots say nothing). */
 const CAN_ISSUE = `(c.is_ca OR c.fingerprint IN (SELECT fingerprint FROM root_store_anchors))`;
 
@@ -55,9 +57,12 @@ export class TrustVerdictsRepository {
     await this.dataSource.transaction((transaction) => transaction.query('SELECT pg_advisory_xact_lock($1)', [TRUST_ARRIVALS_LOCK_KEY]));
   }
 
-  /** Runs `work` while this process holds the full-pass lock; waits for another replica's pass to end first. */
+  /**
+   * Runs `work` while this process holds the full-pass lock; waits for another replica's pass to
+   * end first (a pass over a large inventory takes minutes, never an hour).
+   */
   withFullPassLock<T>(work: () => Promise<T>): Promise<T> {
-    return withAdvisoryLock(this.dataSource, TRUST_FULL_PASS_LOCK_KEY, work);
+    return withAdvisoryLock(this.dataSource, TRUST_FULL_PASS_LOCK_KEY, work, { maxWaitMs: FULL_PASS_MAX_WAIT_MS });
   }
 
   /**

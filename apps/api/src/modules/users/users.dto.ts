@@ -54,6 +54,8 @@ export class UpdateUserDto {
   role?: Role;
 
   @ApiPropertyOptional({
+    // Named: `string | null` reflects as Object, which would describe the field as an object.
+    type: String,
     minLength: MIN_PASSWORD_LENGTH,
     nullable: true,
     description: 'A new password; null removes it (OIDC sign-in only).',

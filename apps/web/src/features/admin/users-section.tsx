@@ -1,7 +1,86 @@
-import { useTitle } from '../../ui/layout';
+import { Link, Route, Routes, useLocation } from 'react-router';
+import { api } from '../../api/client';
+import { useAuth } from '../../auth/auth-context';
+import { DateTime } from '../../ui/expiry';
+import { LoadError, useTitle } from '../../ui/layout';
+import { useApiQuery } from '../../ui/use-api-query';
+import { RequirePermission } from './not-allowed';
+import { UserCreatePage } from './user-create-page';
+import { UserEditPage } from './user-edit-page';
+import { ROLE_NAMES } from './user-fields';
+import './admin.css';
 
-// Being built (issue 15): replaced by the real screen before it lands.
+/** Users (admin): the list, a new user, and one user's edit screen. */
 export function UsersSection() {
+  return (
+    <RequirePermission permission="users:view" title="Users">
+      <Routes>
+        <Route index element={<UserListPage />} />
+        <Route path="new" element={<UserCreatePage />} />
+        <Route path=":id" element={<UserEditPage />} />
+      </Routes>
+    </RequirePermission>
+  );
+}
+
+/** What a screen that changed a user tells the list to announce (navigation state). */
+export interface UsersNotice {
+  notice?: string;
+}
+
+/** Every user, by e-mail address (GET /users is a bare array: user counts stay small). */
+function UserListPage() {
   useTitle('Users');
-  return <h1>Users</h1>;
+  const { can, me, session } = useAuth();
+  const myId = me?.id ?? session?.user.id;
+  const mayEdit = can('users:edit');
+  const users = useApiQuery('users', () => api.GET('/api/v1/users'));
+  const notice = (useLocation().state as UsersNotice | null)?.notice;
+
+  return (
+    <>
+      <div className="title-row">
+        <h1>Users</h1>
+        {mayEdit && (
+          <Link className="button primary" to="/users/new">
+            Add user
+          </Link>
+        )}
+      </div>
+      <p role="status">{notice}</p>
+      <LoadError message={users.error} />
+      {users.data && (
+        <table className="users">
+          <caption className="visually-hidden">Users</caption>
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">State</th>
+              <th scope="col">Alert e-mails</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.data.map((user) => (
+              <tr key={user.id}>
+                <td>
+                  {mayEdit ? <Link to={`/users/${user.id}`}>{user.email}</Link> : user.email}
+                  {user.id === myId && <span className="muted"> (you)</span>}
+                </td>
+                <td>{user.name || <span className="muted">none</span>}</td>
+                <td>{ROLE_NAMES[user.role]}</td>
+                <td>{user.disabled ? <span className="user-disabled">Disabled</span> : 'Enabled'}</td>
+                <td>{user.notify ? 'yes' : <span className="muted">no</span>}</td>
+                <td>
+                  <DateTime value={user.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
 }

@@ -1,24 +1,33 @@
-import { useEffect } from 'react';
-import { Link, useParams } from 'react-router';
+import { useEffect, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
-import { DateTime, DaysRemaining } from '../../ui/expiry';
+import { useAuth } from '../../auth/auth-context';
+import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
+import { ConfirmAction } from '../../ui/shown-once';
+import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import { CertificateUpload, CurrentCertificates, HistoricalCertificates } from './endpoint-certificates';
+import { ScanHistory, TlsProfile } from './endpoint-scans';
+import { EndpointTags } from './endpoint-tags';
+import { SamlMetadata } from './saml-metadata';
+import './endpoints.css';
 
-const HISTORY_ROWS = 20;
 /** While a scanned endpoint waits for its first scan, the screen looks again this often. */
 const FIRST_SCAN_POLL_MS = 3000;
 
-/** GET /api/v1/endpoints/{id}: the endpoint, its current certificates and its latest scans. */
+/**
+ * GET /api/v1/endpoints/{id}: the endpoint, its current and earlier certificates, tags, SAML
+ * metadata, TLS profile and scans; with endpoints:edit also edit, delete, tag and upload.
+ */
 export function EndpointDetailPage() {
   const { id = '' } = useParams();
+  const { can } = useAuth();
+  const mayEdit = can('endpoints:edit');
   const endpoint = useApiQuery(`endpoint:${id}`, () => api.GET('/api/v1/endpoints/{id}', { params: { path: { id } } }));
   const scanned = endpoint.data !== undefined && endpoint.data.type !== 'manual';
-  const history = useApiQuery(`history:${id}:${endpoint.data?.lastScannedAt ?? ''}:${String(scanned)}`, () =>
-    scanned
-      ? api.GET('/api/v1/endpoints/{id}/history', { params: { path: { id }, query: { limit: HISTORY_ROWS } } })
-      : Promise.resolve({ data: [], response: new Response() }),
-  );
+  // What is derived from scans is read again when a new scan lands.
+  const refreshKey = endpoint.data?.lastScannedAt ?? '';
   useTitle(endpoint.data?.name ?? 'Endpoint');
 
   const waitingForFirstScan =
@@ -40,7 +49,10 @@ export function EndpointDetailPage() {
       {!data && endpoint.loading && <p role="status">Loading…</p>}
       {data && (
         <>
-          <h1>{data.name}</h1>
+          <div className="title-row">
+            <h1>{data.name}</h1>
+            {mayEdit && <EndpointActions id={data.id} name={data.name} />}
+          </div>
           <dl className="facts">
             <div>
               <dt>Type</dt>
@@ -69,6 +81,14 @@ export function EndpointDetailPage() {
             </div>
             {data.type !== 'manual' && (
               <div>
+                <dt>Scanner</dt>
+                <dd>
+                  <ScannerName id={data.scannerId} />
+                </dd>
+              </div>
+            )}
+            {data.type !== 'manual' && (
+              <div>
                 <dt>Last scanned</dt>
                 <dd>
                   <DateTime value={data.lastScannedAt} />
@@ -90,10 +110,6 @@ export function EndpointDetailPage() {
                 <dd>{data.chainComplete ? 'complete' : 'incomplete (the server omits an intermediate or sends it out of order)'}</dd>
               </div>
             )}
-            <div>
-              <dt>Tags</dt>
-              <dd>{data.tags.length > 0 ? data.tags.join(', ') : <span className="muted">none</span>}</dd>
-            </div>
             {data.notes && (
               <div>
                 <dt>Notes</dt>
@@ -102,85 +118,63 @@ export function EndpointDetailPage() {
             )}
           </dl>
 
-          <section aria-labelledby="current-heading">
-            <h2 id="current-heading">Current certificates</h2>
-            {data.currentCertificates.length === 0 ? (
-              <p className="muted">No current certificate.</p>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Subject</th>
-                    <th scope="col">Names (SANs)</th>
-                    <th scope="col">Issuer</th>
-                    <th scope="col">Use</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Days remaining</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.currentCertificates.map((certificate) => (
-                    <tr key={`${certificate.certUse}-${certificate.fingerprint}`}>
-                      <td>
-                        {certificate.commonName ?? <span className="muted">no common name</span>}
-                        <div className="mono small" title="SHA-256 fingerprint">
-                          {certificate.fingerprint.slice(0, 16)}…
-                        </div>
-                      </td>
-                      <td>{certificate.sans.join(', ')}</td>
-                      <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
-                      <td>{certificate.certUse}</td>
-                      <td>
-                        <DateTime value={certificate.notAfter} />
-                      </td>
-                      <td>
-                        <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </section>
-
-          {scanned && (
-            <section aria-labelledby="history-heading">
-              <h2 id="history-heading">Scan history</h2>
-              <LoadError message={history.error} />
-              {history.data && history.data.length === 0 && <p className="muted">Not scanned yet.</p>}
-              {history.data && history.data.length > 0 && (
-                <>
-                  <p className="muted">
-                    The latest {history.data.length} of {history.response?.headers.get('X-Total-Count') ?? history.data.length} scans.
-                  </p>
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Scanned</th>
-                        <th scope="col">Result</th>
-                        <th scope="col">Address</th>
-                        <th scope="col">TLS version</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {history.data.map((row) => (
-                        <tr key={row.id}>
-                          <td>
-                            <DateTime value={row.scannedAt} />
-                          </td>
-                          <td>{row.success ? 'ok' : <span className="expiry-expired">{row.error ?? 'failed'}</span>}</td>
-                          <td className="mono">{row.resolvedIp ?? ''}</td>
-                          <td>{row.tlsVersion ?? ''}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </>
-              )}
-            </section>
+          <CurrentCertificates certificates={data.currentCertificates} />
+          {data.type === 'manual' && mayEdit && <CertificateUpload endpointId={data.id} onUploaded={reload} />}
+          {scanned && can('certs:view') && (
+            <HistoricalCertificates endpointId={data.id} current={data.currentCertificates} refreshKey={refreshKey} />
           )}
+          <EndpointTags endpointId={data.id} tags={data.tags} onSaved={reload} />
+          {data.type === 'saml' && <SamlMetadata metadata={data.samlMetadata} />}
+          {data.type === 'host' && <TlsProfile endpointId={data.id} refreshKey={refreshKey} />}
+          {scanned && <ScanHistory endpointId={data.id} refreshKey={refreshKey} />}
         </>
       )}
     </>
+  );
+}
+
+/** The scanner an endpoint is assigned to (GET /scanners); none is the default scanner. */
+function ScannerName({ id }: { id: string | null }) {
+  const scanners = useApiQuery('scanners', () => api.GET('/api/v1/scanners'));
+  const scanner = scanners.data?.find((candidate) => (id === null ? candidate.isDefault : candidate.id === id));
+  if (id === null) return <>the default scanner{scanner ? ` (${scanner.name})` : ''}</>;
+  return <>{scanner?.name ?? <span className="mono">{id}</span>}</>;
+}
+
+/** Edit (its own screen) and Delete (after confirming, then back to the list). */
+function EndpointActions({ id, name }: { id: string; name: string }) {
+  const navigate = useNavigate();
+  const [confirming, setConfirming] = useState(false);
+  const deletion = useAction();
+  return (
+    <div className="row-actions">
+      <Link className="button" to={`/endpoints/${id}/edit`}>
+        Edit
+      </Link>
+      <ConfirmAction
+        label="Delete"
+        accessibleLabel={`Delete ${name}`}
+        question="Delete this endpoint? Its links and scan history go with it; the certificates stay."
+        confirmLabel={`Yes, delete ${name}`}
+        confirming={confirming}
+        busy={deletion.busy}
+        onAsk={() => {
+          setConfirming(true);
+          deletion.clearError();
+        }}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() =>
+          void deletion.run(
+            () => api.DELETE('/api/v1/endpoints/{id}', { params: { path: { id } } }),
+            () => void navigate('/endpoints'),
+          )
+        }
+      />
+      {deletion.error && (
+        <p className="error" role="alert">
+          {deletion.error}
+        </p>
+      )}
+    </div>
   );
 }

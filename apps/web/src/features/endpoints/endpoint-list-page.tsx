@@ -1,12 +1,14 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
+import { useAction } from '../../ui/use-action';
+import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
 import { useApiQuery } from '../../ui/use-api-query';
+import { attachmentName, saveBlob } from './csv-download';
 
-const PAGE_SIZE = 50;
 type EndpointType = 'host' | 'saml' | 'manual';
 const TYPES: EndpointType[] = ['host', 'saml', 'manual'];
 
@@ -22,42 +24,37 @@ function parseBool(value: string | null): boolean | undefined {
 export function EndpointListPage() {
   useTitle('Endpoints');
   const { can } = useAuth();
-  const [params, setParams] = useSearchParams();
+  const { params, page, offset, update } = useListAddress();
   const q = params.get('q') ?? '';
   const typeParam = params.get('type');
   const type = TYPES.find((candidate) => candidate === typeParam);
   const enabled = parseBool(params.get('enabled'));
   const hasError = parseBool(params.get('has_error'));
   const tags = params.getAll('tag');
-  const page = Math.max(0, Number.parseInt(params.get('page') ?? '0', 10) || 0);
   const [search, setSearch] = useState(q);
   const [tagInput, setTagInput] = useState(tags.join(', '));
 
+  const filters = { q: q || undefined, type, enabled, has_error: hasError, tag: tags.length > 0 ? tags : undefined };
   const { data, error, loading } = useApiQuery(params.toString(), () =>
-    api.GET('/api/v1/endpoints', {
-      params: {
-        query: {
-          q: q || undefined,
-          type,
-          enabled,
-          has_error: hasError,
-          tag: tags.length > 0 ? tags : undefined,
-          limit: PAGE_SIZE,
-          offset: page * PAGE_SIZE,
-        },
-      },
-    }),
+    api.GET('/api/v1/endpoints', { params: { query: { ...filters, limit: PAGE_SIZE, offset } } }),
   );
-
-  const update = (changes: Record<string, string | string[] | null>) => {
-    const next = new URLSearchParams(params);
-    for (const [name, value] of Object.entries(changes)) {
-      next.delete(name);
-      if (Array.isArray(value)) for (const item of value) next.append(name, item);
-      else if (value !== null && value !== '') next.set(name, value);
-    }
-    if (!('page' in changes)) next.delete('page');
-    setParams(next);
+  const download = useAction();
+  // Every endpoint the filters match, not just this page (the CSV form ignores the paging).
+  const downloadCsv = () => {
+    let answer: Response | undefined;
+    const fallback = `certkeeper-endpoints-${new Date().toISOString().slice(0, 10)}.csv`;
+    return download.run(
+      async () => {
+        const result = await api.GET('/api/v1/endpoints', {
+          params: { query: { ...filters, format: 'csv' } },
+          headers: { Accept: 'text/csv' },
+          parseAs: 'blob',
+        });
+        answer = result.response;
+        return result;
+      },
+      (blob) => saveBlob(blob, answer ? attachmentName(answer, fallback) : fallback),
+    );
   };
 
   const submitSearch = (event: FormEvent) => {
@@ -70,20 +67,32 @@ export function EndpointListPage() {
   };
 
   const total = data?.totalCount ?? 0;
-  const first = total === 0 ? 0 : page * PAGE_SIZE + 1;
-  const last = Math.min(total, (page + 1) * PAGE_SIZE);
-  const lastPage = Math.max(0, Math.ceil(total / PAGE_SIZE) - 1);
 
   return (
     <>
       <div className="title-row">
         <h1>Endpoints</h1>
-        {can('endpoints:edit') && (
-          <Link className="button primary" to="/endpoints/new">
-            Add endpoint
-          </Link>
-        )}
+        <div className="row-actions">
+          <button type="button" disabled={download.busy} onClick={() => void downloadCsv()}>
+            {download.busy ? 'Preparing CSV…' : 'Download CSV'}
+          </button>
+          {can('endpoints:edit') && (
+            <>
+              <Link className="button" to="/endpoints/import">
+                Import from CSV
+              </Link>
+              <Link className="button primary" to="/endpoints/new">
+                Add endpoint
+              </Link>
+            </>
+          )}
+        </div>
       </div>
+      {download.error && (
+        <p className="error" role="alert">
+          {download.error}
+        </p>
+      )}
 
       <form className="filters" role="search" onSubmit={submitSearch}>
         <div className="field">
@@ -130,7 +139,7 @@ export function EndpointListPage() {
 
       <LoadError message={error} />
       <p role="status" className="muted">
-        {loading ? 'Loading…' : total === 0 ? 'No endpoint matches.' : `Endpoints ${first}–${last} of ${total}`}
+        {loading ? 'Loading…' : total === 0 ? 'No endpoint matches.' : rangeText('Endpoints', page, data?.items.length ?? 0, total)}
       </p>
 
       {data && data.items.length > 0 && (
@@ -176,19 +185,7 @@ export function EndpointListPage() {
         </table>
       )}
 
-      {total > PAGE_SIZE && (
-        <nav className="pager" aria-label="Pages">
-          <button type="button" disabled={page === 0} onClick={() => update({ page: String(page - 1) })}>
-            Previous page
-          </button>
-          <span>
-            Page {page + 1} of {lastPage + 1}
-          </span>
-          <button type="button" disabled={page >= lastPage} onClick={() => update({ page: String(page + 1) })}>
-            Next page
-          </button>
-        </nav>
-      )}
+      <Pager page={page} total={total} onPage={(next) => update({ page: String(next) })} />
     </>
   );
 }

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
+import { DAY } from './support/fake-clock';
+import { type RunningService, startService, stopService } from './support/service-process';
+import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { createTestDatabase } from './support/test-app';
+import { databaseUrl, withAdminClient } from './support/test-database';
+
+const ADMIN = { email: 'admin@alert-replicas.test', password: 'replica-password-1' };
+
+interface Totals {
+  alertsSent: number;
+  alreadySent: number;
+  failed: number;
+}
+
+/**
+ * The alert job on two API processes sharing one database, as two replicas behind a load
+ * balancer: a run that outlasts the statement timeout, and a replica killed between the SMTP
+ * server's acceptance and the delivery record's commit (docs/api-contract.md section 6).
+ */
+describe('the alert job on two replicas', () => {
+  let directory: string;
+  let databaseName: string;
+  let a: RunningService;
+  let b: RunningService;
+  let token: string;
+  const servers: TestSmtpServer[] = [];
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'certkeeper-alert-replicas-'));
+    await chmod(directory, 0o755);
+    databaseName = await createTestDatabase();
+    const env = {
+      DATABASE_URL: databaseUrl(databaseName),
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+    };
+    [a, b] = await Promise.all(['a', 'b'].map((name) => startService({ ...env, DATA_DIR: join(directory, name) })));
+    const login = await fetch(`${a.baseUrl}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    token = ((await login.json()) as { token: string }).token;
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([a, b].filter(Boolean).map((replica) => stopService(replica)));
+    await Promise.all(servers.map((server) => server.close()));
+    await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
+    await rm(directory, { recursive: true, force: true });
+  }, 60_000);
+
+  const call = async (replica: RunningService, method: string, path: string, body?: string, contentType = 'application/json') => {
+    const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+      body,
+      signal: AbortSignal.timeout(120_000),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
+  };
+
+  /** Mail through `smtp`; the first administrator (notify on) is the one recipient. */
+  async function sendMailTo(smtp: TestSmtpServer): Promise<void> {
+    const mail = { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    expect((await call(b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
+  }
+
+  /** Manual endpoints with certificates 10 days from expiry: one 14-day alert each. */
+  async function expiringCertificates(prefix: string, count: number): Promise<MintedCertificate[]> {
+    const minted: MintedCertificate[] = [];
+    for (let n = 0; n < count; n += 1) {
+      const notAfter = new Date(Math.floor((Date.now() + 10 * DAY) / 1000) * 1000);
+      const certificate = await mintCertificate({
+        subject: `CN=${prefix}-${n}.example.com`,
+        notBefore: new Date(notAfter.getTime() - 90 * DAY),
+        notAfter,
+      });
+      const created = await call(b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual' }));
+      const id = (created.body as { id: string }).id;
+      expect((await call(b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
+      minted.push(certificate);
+    }
+    return minted;
+  }
+
+  const runOn = async (replica: RunningService) => {
+    const { status, body } = await call(replica, 'POST', '/alerts/run');
+    return { status, totals: body as Totals };
+  };
+
+  it('a run on one replica that outlasts the statement timeout makes the other wait, then run, not fail', async () => {
+    // 24 alerts through a relay that takes 1.4 s to accept each: A's run lasts longer than the 30 s statement timeout.
+    const slow = await startSmtpServer({ acceptDelayMs: 1400 });
+    servers.push(slow);
+    await sendMailTo(slow);
+    await expiringCertificates('slow', 24);
+
+    const started = Date.now();
+    const first = runOn(a);
+    while (slow.messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = runOn(b);
+    const [onA, onB] = await Promise.all([first, second]);
+    // The scenario held: A's run outlasted the statement timeout, and B waited through it.
+    expect(Date.now() - started).toBeGreaterThan(30_000);
+    expect(onA).toEqual({ status: 200, totals: { alertsSent: 24, alreadySent: 0, failed: 0 } });
+    expect(onB).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 24, failed: 0 } });
+    expect(slow.messages).toHaveLength(24);
+    expect(new Set(slow.messages.map((message) => message.headers.get('message-id'))).size).toBe(24);
+  }, 120_000);
+
+  it('resends, with the same Message-ID, only the one message a killed replica had sent but not recorded', async () => {
+    let killed = false;
+    const relay = await startSmtpServer({
+      // The third message reaches the server; its sender dies before it hears "250".
+      onAccepted: async () => {
+        if (killed || relay.messages.length !== 3) return;
+        killed = true;
+        await stopService(a, 'SIGKILL');
+      },
+    });
+    servers.push(relay);
+    await sendMailTo(relay);
+    await expiringCertificates('crash', 6);
+
+    await call(a, 'POST', '/alerts/run').catch(() => undefined);
+    expect(killed).toBe(true);
+    expect(relay.messages).toHaveLength(3);
+    const interrupted = relay.messages[2].headers.get('message-id');
+
+    const afterCrash = await runOn(b);
+    expect(afterCrash.status).toBe(200);
+    // The two recorded before the crash are not sent again; the interrupted one and the three never tried are.
+    expect(afterCrash.totals).toEqual({ alertsSent: 4, alreadySent: 24 + 2, failed: 0 });
+    const ids = relay.messages.map((message) => message.headers.get('message-id'));
+    expect(ids).toHaveLength(7);
+    expect(new Set(ids).size).toBe(6);
+    expect(ids.filter((id) => id === interrupted)).toHaveLength(2);
+    expect(await runOn(b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 30, failed: 0 } });
+  }, 120_000);
+});

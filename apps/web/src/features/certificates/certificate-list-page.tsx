@@ -1,0 +1,140 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'react-router';
+import { api } from '../../api/client';
+import { useAuth } from '../../auth/auth-context';
+import { DateTime, DaysRemaining } from '../../ui/expiry';
+import { LoadError, useTitle } from '../../ui/layout';
+import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
+import { useApiQuery } from '../../ui/use-api-query';
+import { CertificateUpload } from './certificate-upload';
+import { trustSummary } from './trust';
+
+/** The yes/no filters of GET /api/v1/certificates, as the address and the route name them. */
+const FLAGS = [
+  { name: 'expired', label: 'Expiry', yes: 'Expired', no: 'Not expired' },
+  { name: 'isCa', label: 'Kind', yes: 'CA certificates', no: 'Leaf certificates' },
+  { name: 'selfSigned', label: 'Self-signed', yes: 'Self-signed', no: 'Issued by another' },
+] as const;
+type Flag = (typeof FLAGS)[number]['name'];
+
+function parseBool(value: string | null): boolean | undefined {
+  return value === 'true' ? true : value === 'false' ? false : undefined;
+}
+
+/**
+ * GET /api/v1/certificates, soonest expiry first: free text (fingerprint prefix, common name or
+ * SAN) and the yes/no filters, one page of 50 at a time with X-Total-Count for the total. The
+ * filters and the page live in the address, so a search can be bookmarked and Back returns to it.
+ */
+export function CertificateListPage() {
+  useTitle('Certificates');
+  const { can } = useAuth();
+  const { params, page, offset, update } = useListAddress();
+  const q = params.get('q') ?? '';
+  const flag = (name: Flag) => parseBool(params.get(name));
+  const [search, setSearch] = useState(q);
+  // Set by the detail screen after a delete, so the person sees it happened.
+  const deleted = (useLocation().state as { deleted?: string } | null)?.deleted;
+
+  const { data, error, loading, response } = useApiQuery(params.toString(), () =>
+    api.GET('/api/v1/certificates', {
+      params: {
+        query: {
+          q: q || undefined,
+          expired: flag('expired'),
+          isCa: flag('isCa'),
+          selfSigned: flag('selfSigned'),
+          limit: PAGE_SIZE,
+          offset,
+        },
+      },
+    }),
+  );
+
+  const submitSearch = (event: FormEvent) => {
+    event.preventDefault();
+    update({ q: search.trim() });
+  };
+
+  const total = Number(response?.headers.get('X-Total-Count') ?? data?.length ?? 0);
+
+  return (
+    <>
+      <h1>Certificates</h1>
+      {deleted && <p role="status">Deleted {deleted}.</p>}
+      <form className="filters" role="search" onSubmit={submitSearch}>
+        <div className="field">
+          <label htmlFor="certificate-q">Search</label>
+          <input
+            id="certificate-q"
+            type="search"
+            placeholder="Common name, SAN or fingerprint"
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+          />
+        </div>
+        {FLAGS.map((filter) => (
+          <div className="field" key={filter.name}>
+            <label htmlFor={`certificate-${filter.name}`}>{filter.label}</label>
+            <select
+              id={`certificate-${filter.name}`}
+              value={params.get(filter.name) ?? ''}
+              onChange={(event) => update({ [filter.name]: event.target.value })}
+            >
+              <option value="">Any</option>
+              <option value="true">{filter.yes}</option>
+              <option value="false">{filter.no}</option>
+            </select>
+          </div>
+        ))}
+        <button type="submit">Search</button>
+      </form>
+
+      <LoadError message={error} />
+      <p role="status" className="muted">
+        {loading
+          ? 'Loading…'
+          : total === 0
+            ? 'No certificate matches.'
+            : `${rangeText('Certificates', page, data?.length ?? 0, total)}, soonest expiry first`}
+      </p>
+
+      {data && data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Subject CN</th>
+              <th scope="col">Issuer</th>
+              <th scope="col">Not after</th>
+              <th scope="col">Days remaining</th>
+              <th scope="col">Trust</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((certificate) => (
+              <tr key={certificate.fingerprint}>
+                <td>
+                  <Link to={`/certificates/${certificate.fingerprint}`}>
+                    {certificate.commonName ?? certificate.sans[0] ?? `${certificate.fingerprint.slice(0, 16)}…`}
+                  </Link>
+                </td>
+                <td>{certificate.issuerCommonName ?? <span className="muted">no common name</span>}</td>
+                <td>
+                  <DateTime value={certificate.notAfter} />
+                </td>
+                <td>
+                  <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
+                </td>
+                <td>{trustSummary(certificate)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      <Pager page={page} total={total} onPage={(next) => update({ page: String(next) })} />
+
+      {can('certs:edit') && <CertificateUpload />}
+    </>
+  );
+}

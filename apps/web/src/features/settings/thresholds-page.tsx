@@ -1,0 +1,97 @@
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { useAuth } from '../../auth/auth-context';
+import { LoadError, useTitle } from '../../ui/layout';
+import { useReplaceThresholds } from '../../ui/thresholds';
+import { useAction } from '../../ui/use-action';
+import { useApiQuery } from '../../ui/use-api-query';
+import { ReadOnlyNote } from './settings-section';
+
+/** The alert thresholds: the days before expiry at which alerts go out, and the expiry colours. */
+export function ThresholdsPage() {
+  useTitle('Alert thresholds');
+  const { can } = useAuth();
+  const thresholds = useApiQuery('alert-thresholds', () => api.GET('/api/v1/settings/alert-thresholds'));
+  return (
+    <>
+      <h1>Alert thresholds</h1>
+      <p className="muted">
+        Alerts go out when a certificate&apos;s days remaining reach one of these; the smallest ones also colour the expiry figures.
+      </p>
+      <LoadError message={thresholds.error} />
+      {thresholds.data &&
+        (can('settings:edit') ? (
+          <ThresholdsForm saved={thresholds.data} />
+        ) : (
+          <>
+            <p>
+              Days before expiry: <strong>{thresholds.data.join(', ')}</strong>
+            </p>
+            <ReadOnlyNote />
+          </>
+        ))}
+    </>
+  );
+}
+
+/**
+ * Numbers separated by commas or spaces. What is not a number is sent as written, so that the
+ * API names the problem in its own sentence.
+ */
+function parseDays(text: string): number[] {
+  return text
+    .split(/[\s,;]+/)
+    .filter((part) => part !== '')
+    .map((part) => (/^-?\d+(\.\d+)?$/.test(part) ? Number(part) : (part as unknown as number)));
+}
+
+function ThresholdsForm({ saved }: { saved: number[] }) {
+  const [text, setText] = useState(saved.join(', '));
+  const [done, setDone] = useState(false);
+  const save = useAction();
+  const replaceThresholds = useReplaceThresholds();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setDone(false);
+    // The API answers the list as stored (sorted descending): the field shows that.
+    const ok = await save.run(
+      () => api.PUT('/api/v1/settings/alert-thresholds', { body: parseDays(text) }),
+      (stored) => {
+        setText(stored.join(', '));
+        replaceThresholds(stored);
+      },
+    );
+    setDone(ok);
+  }
+
+  return (
+    <form className="card form" aria-labelledby="thresholds-heading" onSubmit={(event) => void submit(event)} noValidate>
+      <h2 id="thresholds-heading">Change the thresholds</h2>
+      <label htmlFor="thresholds-days">Days before expiry (1 to 3650, up to 20, separated by commas)</label>
+      <input
+        id="thresholds-days"
+        className="mono"
+        value={text}
+        autoComplete="off"
+        aria-invalid={save.error ? true : undefined}
+        aria-describedby={save.error ? 'thresholds-error' : undefined}
+        onChange={(event) => {
+          setText(event.target.value);
+          setDone(false);
+        }}
+      />
+      {save.error && (
+        <p className="error field-error" id="thresholds-error" role="alert">
+          {save.error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.busy}>
+          Save thresholds
+        </button>
+        <span role="status">{done ? 'Saved.' : ''}</span>
+      </div>
+    </form>
+  );
+}
