@@ -66,8 +66,8 @@ describe('Agent', () => {
       config = { ...config, scanConcurrency: 4, scanCronExpression: '*/5 * * * *' };
       await new Promise((resolve) => setTimeout(resolve, 60));
       expect(logged).toContain('configuration changed');
-      // The start-up poll's cycle must be over, or its probes count towards the next cycle's peak.
-      while (!logged.includes('cycle finished')) await new Promise((resolve) => setTimeout(resolve, 5));
+      // The start-up poll's due cycle must be over, or its probes count towards the next cycle's peak.
+      while (!logged.includes('due work scanned')) await new Promise((resolve) => setTimeout(resolve, 5));
       peak = 0;
       await agent.runOnce();
       expect(peak).toBe(4);
@@ -144,11 +144,11 @@ describe('Agent', () => {
   it('waits for a schedule further away than a timer can reach instead of running at once', async () => {
     // The next 1 January is more than 24.8 days away except in December; setTimeout would fire at once.
     const config = { id: 's', name: 's', isDefault: true, scanCronExpression: '0 0 1 1 *', scanConcurrency: 1, discoveryNetworks: [] };
-    const requests: { neverScanned?: boolean }[] = [];
+    const requests: { neverScanned?: boolean; waitSeconds?: number }[] = [];
     const client = {
       getConfig: () => Promise.resolve(config),
-      getWork: (options: { neverScanned?: boolean } = {}) => {
-        requests.push(options);
+      getWork: ({ neverScanned, waitSeconds }: { neverScanned?: boolean; waitSeconds?: number } = {}) => {
+        requests.push({ neverScanned, waitSeconds });
         return Promise.resolve({ items: [], sweeps: [] });
       },
       postResults: () => Promise.resolve([]),
@@ -157,7 +157,95 @@ describe('Agent', () => {
     await agent.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     await agent.stop();
-    // Only the start-up poll for never-scanned endpoints ran, no scheduled cycle.
-    expect(requests).toEqual([{ neverScanned: true }]);
+    // Only the first long-poll for due work ran (its wait held to 25 s), no scheduled cycle.
+    expect(requests).toEqual([{ neverScanned: true, waitSeconds: 25 }]);
+  });
+
+  it('abandons a held long-poll on stop() and backs off after failed polls instead of spinning', async () => {
+    const config = { id: 's', name: 's', isDefault: true, scanCronExpression: '0 0 1 1 *', scanConcurrency: 1, discoveryNetworks: [] };
+    let polls = 0;
+    let abandoned = false;
+    // A poll the API holds for its whole wait, as when nothing is due.
+    const held = {
+      getConfig: () => Promise.resolve(config),
+      getWork: ({ signal }: { signal?: AbortSignal } = {}) =>
+        new Promise<never>((_resolve, reject) => {
+          polls += 1;
+          signal?.addEventListener('abort', () => {
+            abandoned = true;
+            reject(new Error('aborted'));
+          });
+        }),
+      postResults: () => Promise.resolve([]),
+    };
+    const agent = new Agent({ client: held, probe: () => Promise.reject(new Error('no work')), log: () => undefined });
+    await agent.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await agent.stop();
+    expect({ polls, abandoned }).toEqual({ polls: 1, abandoned: true });
+
+    // An API that fails at once: the loop waits Backoff's delay (1 s and more) between polls.
+    polls = 0;
+    const failing = { ...held, getWork: () => ((polls += 1), Promise.reject(new Error('unreachable'))) };
+    const retrying = new Agent({
+      client: failing,
+      probe: () => Promise.reject(new Error('no work')),
+      log: () => undefined,
+      newWorkPollMs: 10,
+    });
+    await retrying.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await retrying.stop();
+    expect(polls).toBe(1);
+  });
+
+  it('scans due work while a scheduled cycle is still running', async () => {
+    const config = { id: 's', name: 's', isDefault: true, scanCronExpression: '0 0 1 1 *', scanConcurrency: 2, discoveryNetworks: [] };
+    const slow: WorkItem = { endpointId: 'slow', type: 'saml', metadataUrl: 'https://slow/md' };
+    const fresh: WorkItem = { endpointId: 'fresh', type: 'saml', metadataUrl: 'https://fresh/md' };
+    let due: WorkItem[] = [];
+    const posted: string[] = [];
+    const client = {
+      getConfig: () => Promise.resolve(config),
+      getWork: ({ neverScanned }: { neverScanned?: boolean } = {}) => Promise.resolve({ items: neverScanned ? due : [slow], sweeps: [] }),
+      postResults: (results: ScanResult[]) => {
+        posted.push(...results.map((r) => r.endpointId));
+        // Ingested: no longer due.
+        due = due.filter((item) => !results.some((r) => r.endpointId === item.endpointId));
+        return Promise.resolve(results.map((r) => ({ resultId: r.resultId, endpointId: r.endpointId, status: 'accepted' as const })));
+      },
+    };
+    let releaseSlow = () => undefined as void;
+    const probe = (item: WorkItem) =>
+      new Promise<ScanResult>((resolve) => {
+        const result: ScanResult = {
+          resultId: `r-${item.endpointId}`,
+          endpointId: item.endpointId,
+          type: 'saml',
+          scannedAt: new Date().toISOString(),
+          success: false,
+          error: 'x',
+          finalUrl: null,
+          document: null,
+          digest: null,
+        };
+        if (item.endpointId === 'slow') releaseSlow = () => resolve(result);
+        else resolve(result);
+      });
+    const agent = new Agent({ client, probe, log: () => undefined, newWorkPollMs: 20 });
+    await agent.start();
+    try {
+      const cycle = agent.runOnce(); // a scheduled cycle whose probe hangs
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      due = [fresh];
+      for (let i = 0; i < 100 && !posted.includes('fresh'); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(posted).toEqual(['fresh']);
+      releaseSlow();
+      await cycle;
+      expect(posted).toEqual(['fresh', 'slow']);
+    } finally {
+      releaseSlow();
+      await agent.stop();
+    }
   });
 });

@@ -7,8 +7,15 @@ import type { Log } from './log';
 import { ResultBuffer } from './result-buffer';
 
 export const CONFIG_RELOAD_MS = 5 * 60_000;
-/** New endpoints are observed within this long, whatever the cron says. */
-export const DEFAULT_NEW_WORK_POLL_MS = 60_000;
+/**
+ * How long one long-poll for due work (new endpoints, requested scans) is held by the API: work
+ * arriving meanwhile is answered at once, so this bounds only how often an idle agent asks
+ * (docs/decisions/0012-scan-now.md). Below MAX_WORK_WAIT_SECONDS, so a proxy's idle timeout is not hit first.
+ */
+export const DEFAULT_NEW_WORK_POLL_MS = 25_000;
+const MAX_NEW_WORK_WAIT_MS = 25_000;
+/** Polls start at least this far apart (or the wait, when shorter), whatever the API answers. */
+const MIN_POLL_GAP_MS = 1000;
 const MAX_JITTER_MS = 60_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -31,6 +38,7 @@ export interface AgentDependencies {
   sweeps?: Pick<SweepRunner, 'offer' | 'stop'>;
   log: Log;
   random?: () => number;
+  /** The long-poll's wait for due work, at most 25 s; also how often sweeps are looked for while a due cycle runs. */
   newWorkPollMs?: number;
   configReloadMs?: number;
 }
@@ -38,18 +46,27 @@ export interface AgentDependencies {
 /**
  * The daemon: reads its record, runs on its cron with jitter, re-reads the record periodically
  * (a changed schedule or concurrency applies without a restart), buffers results the API could
- * not take and retries them with backoff. Every work listing's queued sweeps go to the sweep
- * runner, which runs them alongside the cycles. stop() lets the running cycle finish and stops
- * the running sweep after its probes in flight.
+ * not take and retries them with backoff. Beside the cron, a loop of long-polls asks for the work
+ * due now (endpoints never scanned, scans requested with `POST /endpoints/{id}/scan`) and scans it
+ * in a small cycle of its own as soon as the API answers. Every work listing's queued sweeps go to
+ * the sweep runner, which runs them alongside the cycles. stop() abandons the held poll, lets the
+ * running cycles finish and stops the running sweep after its probes in flight.
  */
 export class Agent {
   private config: ScannerConfig | null = null;
   private readonly buffer = new ResultBuffer();
+  /** The due cycles' own: a cron cycle's half-full batch must not read as results left behind. */
+  private readonly dueBuffer = new ResultBuffer();
   private readonly backoff = new Backoff();
+  private readonly dueBackoff = new Backoff();
   private runTimer: NodeJS.Timeout | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
-  private newWorkTimer: NodeJS.Timeout | undefined;
   private running: Promise<CycleReport | null> | null = null;
+  private dueLoop: Promise<void> | null = null;
+  private dueCycle: Promise<void> | null = null;
+  /** Before the next long-poll: a backoff after a failed poll, or a due cycle that left results behind. */
+  private dueDelayMs = 0;
+  private readonly stopping = new AbortController();
   private stopped = false;
   /**
    * Sweeps run only in the daemon started by start(). `--once` (runOnce alone) runs one scan
@@ -64,18 +81,17 @@ export class Agent {
     this.daemon = true;
     await this.reloadConfig();
     this.reloadTimer = setInterval(() => void this.reloadConfig(), this.deps.configReloadMs ?? CONFIG_RELOAD_MS);
-    this.newWorkTimer = setInterval(() => void this.scanNewEndpoints(), this.deps.newWorkPollMs ?? DEFAULT_NEW_WORK_POLL_MS);
     this.schedule();
-    // In the background: stop() waits for it like for any running cycle.
-    void this.scanNewEndpoints();
+    // In the background: stop() ends it and waits for it like for any running cycle.
+    this.dueLoop = this.pollDueWork();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.runTimer);
     clearInterval(this.reloadTimer);
-    clearInterval(this.newWorkTimer);
-    await Promise.all([this.running, this.deps.sweeps?.stop()]);
+    this.stopping.abort();
+    await Promise.all([this.running, this.dueLoop, this.deps.sweeps?.stop()]);
   }
 
   /** Runs one cycle now (also what `--once` does). */
@@ -113,7 +129,7 @@ export class Agent {
   }
 
   get pendingResults(): number {
-    return this.buffer.size;
+    return this.buffer.size + this.dueBuffer.size;
   }
 
   private schedule(delayMs?: number): void {
@@ -146,22 +162,103 @@ export class Agent {
   }
 
   /**
-   * Probes endpoints that were never observed, unless a cycle is already running (it covers
-   * them). Either way the listing's queued sweeps are handed on, so a sweep requested during a
-   * long cycle starts within one poll.
+   * The loop of long-polls for due work. While a due cycle runs its items would come straight
+   * back (not yet ingested), so the loop then only looks for queued sweeps, once per wait, and
+   * long-polls again when the cycle is over. Failures back off with Backoff.
    */
-  private async scanNewEndpoints(): Promise<void> {
-    if (this.stopped) return;
-    if (!this.running) {
-      await this.runOnce({ neverScannedOnly: true });
+  private async pollDueWork(): Promise<void> {
+    const waitMs = Math.min(this.deps.newWorkPollMs ?? DEFAULT_NEW_WORK_POLL_MS, MAX_NEW_WORK_WAIT_MS);
+    const gapMs = Math.min(waitMs, MIN_POLL_GAP_MS);
+    while (!this.stopped) {
+      if (this.dueCycle) {
+        await Promise.race([this.dueCycle, this.pause(waitMs)]);
+        if (this.dueCycleRunning()) await this.lookForSweeps();
+        continue;
+      }
+      if (this.dueDelayMs > 0) {
+        await this.pause(this.dueDelayMs);
+        this.dueDelayMs = 0;
+        continue;
+      }
+      const started = Date.now();
+      try {
+        const work = await this.deps.client.getWork({ neverScanned: true, waitSeconds: waitMs / 1000, signal: this.stopping.signal });
+        this.offerSweeps(work.sweeps);
+        // Results kept from a failed post go too, even when nothing is due any more (the endpoint deleted meanwhile).
+        if ((work.items.length > 0 || this.dueBuffer.size > 0) && !this.stopped)
+          this.dueCycle = this.runDueCycle(work.items).finally(() => (this.dueCycle = null));
+        else this.dueBackoff.reset();
+      } catch (error) {
+        if (this.stopped) break;
+        this.dueDelayMs = this.dueBackoff.next();
+        const fatal = error instanceof ApiError && !error.transient;
+        this.deps.log(fatal ? 'error' : 'warn', `could not look for due work: ${error instanceof Error ? error.message : String(error)}`, {
+          retryInMs: this.dueDelayMs,
+        });
+      }
+      // An API that answers at once (an old one, a proxy) must not turn the loop into a busy one.
+      await this.pause(started + gapMs - Date.now());
+    }
+    await this.dueCycle;
+  }
+
+  // A method, not the field, so the check after an await is not narrowed away by the compiler.
+  private dueCycleRunning(): boolean {
+    return this.dueCycle !== null;
+  }
+
+  /** Scans the due items now with the configured concurrency; results left behind back off the next poll. */
+  private async runDueCycle(items: WorkItem[]): Promise<void> {
+    if (!this.config) await this.reloadConfig();
+    if (!this.config) {
+      this.dueDelayMs = this.dueBackoff.next();
       return;
     }
-    if (!this.deps.sweeps) return;
+    const api = this.deps.client;
     try {
-      this.offerSweeps((await this.deps.client.getWork({ neverScanned: true })).sweeps);
+      const report = await runCycle({
+        probe: this.deps.probe,
+        log: this.deps.log,
+        client: { getWork: () => Promise.resolve(items), postResults: (results: ScanResult[]) => api.postResults(results) },
+        buffer: this.dueBuffer,
+        concurrency: this.config.scanConcurrency,
+      });
+      this.deps.log('info', 'due work scanned', { ...report });
+      // A result the API refused leaves its request pending: asking again at once would loop.
+      if (report.pending > 0 || report.rejected > 0) this.dueDelayMs = this.dueBackoff.next();
+      else this.dueBackoff.reset();
     } catch (error) {
-      this.deps.log('warn', `could not look for queued sweeps: ${error instanceof Error ? error.message : String(error)}`);
+      this.dueDelayMs = this.dueBackoff.next();
+      this.deps.log('error', `due cycle failed: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** While a due cycle runs: the queued sweeps only, without holding, so a sweep still starts within one wait. */
+  private async lookForSweeps(): Promise<void> {
+    if (!this.deps.sweeps || this.stopped) return;
+    try {
+      this.offerSweeps((await this.deps.client.getWork({ neverScanned: true, signal: this.stopping.signal })).sweeps);
+    } catch (error) {
+      if (!this.stopped) {
+        this.deps.log('warn', `could not look for queued sweeps: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  /** Sleeps, cut short by stop(). */
+  private pause(ms: number): Promise<void> {
+    if (ms <= 0 || this.stopped) return Promise.resolve();
+    const signal = this.stopping.signal;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        // Removed every time: the loop pauses for months on one signal.
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   private offerSweeps(sweeps: SweepWorkItem[]): void {

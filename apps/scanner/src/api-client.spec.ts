@@ -51,6 +51,38 @@ describe('ScannerApiClient', () => {
     }
   });
 
+  it('long-polls with the wait in the query, waits that long beyond its deadline, and is abandoned by its signal', async () => {
+    const urls: string[] = [];
+    // Answers after 500 ms: past the client's own 300 ms deadline, within the wait added to it.
+    const server = createServer((req, res) => {
+      urls.push(req.url ?? '');
+      setTimeout(() => res.end(JSON.stringify({ items: [], sweeps: [] })), 500);
+    });
+    const url = await listen(server);
+    const client = new ScannerApiClient(url, 'stx_s_token', 300);
+    try {
+      await expect(client.getWork({ neverScanned: true, waitSeconds: 1 })).resolves.toEqual({ items: [], sweeps: [] });
+      await expect(client.getWork({ neverScanned: true, waitSeconds: 0.2 })).rejects.toThrow('no answer within 500 ms');
+      const stopping = new AbortController();
+      const abandoned = client.getWork({ neverScanned: true, waitSeconds: 25, signal: stopping.signal });
+      setTimeout(() => stopping.abort(), 50);
+      await expect(abandoned).rejects.toBeInstanceOf(ApiError);
+      // The wait is held to the protocol's 30 s at most, and asked for only with neverScanned.
+      await client.getWork({ neverScanned: true, waitSeconds: 99 });
+      await client.getWork({ waitSeconds: 5 }).catch(() => undefined);
+      expect(urls).toEqual([
+        '/api/v1/scanner/work?neverScanned=true&wait=1',
+        '/api/v1/scanner/work?neverScanned=true&wait=0.2',
+        '/api/v1/scanner/work?neverScanned=true&wait=25',
+        '/api/v1/scanner/work?neverScanned=true&wait=30',
+        '/api/v1/scanner/work',
+      ]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('reports a refused connection as transient', async () => {
     const server = createServer();
     const url = await listen(server);

@@ -10,6 +10,7 @@ import type {
   SweepWorkItem,
   WorkResponse,
 } from '@certkeeper/domain';
+import { MAX_WORK_WAIT_SECONDS } from '@certkeeper/domain';
 
 /** A failed call to the API: transient ones are retried later, fatal ones (a revoked token) stop the agent. */
 export class ApiError extends Error {
@@ -36,11 +37,18 @@ export class ScannerApiClient {
   }
 
   /**
-   * The assigned work (with neverScanned only endpoints that have no observation yet) and the
-   * queued sweeps, oldest first; none from an API that predates discovery.
+   * The assigned work (with neverScanned only the work due now: endpoints never observed, and
+   * those with a scan requested) and the queued sweeps, oldest first; none from an API that
+   * predates discovery. `waitSeconds` (with neverScanned) makes it a long-poll the API holds until
+   * work is due; the deadline grows by that much. `signal` abandons it (the agent stopping).
    */
-  async getWork(options: { neverScanned?: boolean } = {}): Promise<Required<WorkResponse>> {
-    const work = await this.request<WorkResponse>('GET', `/api/v1/scanner/work${options.neverScanned ? '?neverScanned=true' : ''}`);
+  async getWork(options: { neverScanned?: boolean; waitSeconds?: number; signal?: AbortSignal } = {}): Promise<Required<WorkResponse>> {
+    const query = new URLSearchParams();
+    if (options.neverScanned) query.set('neverScanned', 'true');
+    const waitSeconds = options.neverScanned ? Math.min(options.waitSeconds ?? 0, MAX_WORK_WAIT_SECONDS) : 0;
+    if (waitSeconds > 0) query.set('wait', String(waitSeconds));
+    const path = `/api/v1/scanner/work${query.size > 0 ? `?${query.toString()}` : ''}`;
+    const work = await this.request<WorkResponse>('GET', path, undefined, { extraMs: waitSeconds * 1000, signal: options.signal });
     return { items: work.items, sweeps: work.sweeps ?? [] };
   }
 
@@ -68,19 +76,41 @@ export class ScannerApiClient {
     return (await this.request<ResultsResponse>('POST', '/api/v1/scanner/results', { results })).results;
   }
 
-  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  private async request<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    options: { extraMs?: number; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    // A long-poll's deadline is the wait it asked for plus the usual one, so an answer at the end of the wait still arrives.
+    const deadlineMs = this.timeoutMs + (options.extraMs ?? 0);
+    // One controller for the deadline and the caller's signal, its listener removed after each call
+    // (a daemon makes this call for months on one signal).
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('deadline', 'TimeoutError')), deadlineMs);
+    const cancel = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    if (options.signal?.aborted) cancel();
     let response: Response;
     try {
       response = await fetch(`${this.apiUrl}${path}`, {
         method,
         headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: controller.signal,
       });
     } catch (error) {
-      throw new ApiError(`API unreachable: ${describeFetchFailure(error, this.timeoutMs)}`, null, true);
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', cancel);
+      throw new ApiError(`API unreachable: ${describeFetchFailure(error, deadlineMs)}`, null, true);
     }
-    const text = await response.text().catch(() => '');
+    const text = await response
+      .text()
+      .catch(() => '')
+      .finally(() => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', cancel);
+      });
     if (!response.ok) {
       // 401/403 will not get better by retrying: the token was revoked or replaced.
       const transient = response.status >= 500 || response.status === 429 || response.status === 408;

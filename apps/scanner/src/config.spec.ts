@@ -8,7 +8,7 @@ describe('parseScannerEnvironment', () => {
       token: 'stx_s_abc',
       connectTimeoutMs: 5000,
       handshakeTimeoutMs: 10_000,
-      newWorkPollMs: 60_000,
+      newWorkPollMs: 25_000,
       outboundDeny: OutboundDenyList.DEFAULT,
       metrics: null,
     });

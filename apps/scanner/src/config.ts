@@ -8,7 +8,10 @@ export interface ScannerConfig {
   /** Deadlines of one host probe: reaching the port, then completing the handshake. */
   connectTimeoutMs: number;
   handshakeTimeoutMs: number;
-  /** How often to look for endpoints that were never scanned. */
+  /**
+   * How long one long-poll for due work (new endpoints, requested scans) is held, at most 25 s;
+   * due work is answered at once whatever this says (docs/decisions/0012-scan-now.md).
+   */
   newWorkPollMs: number;
   /** OUTBOUND_DENY: addresses no probe may reach (the API itself is not a probe target). */
   outboundDeny: OutboundDenyList;
@@ -20,6 +23,8 @@ export interface ScannerConfig {
 export { ConfigurationError as ScannerConfigurationError } from '@certkeeper/domain';
 
 const SCANNER_TOKEN_PREFIX = 'stx_s_';
+/** The agent's DEFAULT_NEW_WORK_POLL_MS (not imported: config stays free of the agent's modules). */
+const DEFAULT_NEW_WORK_POLL_MS = 25_000;
 const milliseconds = integerFrom(100, 600_000, 'a whole number of milliseconds');
 const DNS_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -45,7 +50,8 @@ export function parseScannerEnvironment(env: Env): ScannerConfig {
   );
   const connectTimeoutMs = reader.read('SCANNER_CONNECT_TIMEOUT_MS', milliseconds, 5000);
   const handshakeTimeoutMs = reader.read('SCANNER_HANDSHAKE_TIMEOUT_MS', milliseconds, 10_000);
-  const newWorkPollMs = reader.read('SCANNER_NEW_WORK_POLL_MS', milliseconds, 60_000);
+  // Values above 25 s (the old default was 60 s) are accepted and held to 25 s by the agent.
+  const newWorkPollMs = reader.read('SCANNER_NEW_WORK_POLL_MS', milliseconds, DEFAULT_NEW_WORK_POLL_MS);
   const outboundDeny = reader.read('OUTBOUND_DENY', parseOutboundDeny, OutboundDenyList.DEFAULT);
   const metricsPort = reader.read('SCANNER_METRICS_PORT', integerFrom(1, 65_535, 'a TCP port'), null);
   // Loopback by default: the endpoint has no authentication. Read even without a port, so a typo is still reported.

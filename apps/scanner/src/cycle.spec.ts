@@ -56,6 +56,60 @@ describe('runCycle', () => {
     expect(second).toMatchObject({ posted: 40, pending: 0 });
   });
 
+  it('posts the results kept from an earlier cycle as soon as the work listing succeeds, before probing ends', async () => {
+    const buffer = new ResultBuffer();
+    buffer.add(...(await Promise.all(work.slice(0, 3).map(probe))));
+    const posted: string[][] = [];
+    let releaseProbes!: () => void;
+    const probesHeld = new Promise<void>((resolve) => (releaseProbes = resolve));
+    const client = {
+      getWork: () => Promise.resolve(work.slice(3, 5)),
+      postResults: (results: ScanResult[]) => {
+        posted.push(results.map((r) => r.endpointId));
+        // The kept results arrive while this cycle's probes are still held.
+        releaseProbes();
+        return Promise.resolve(accept(results));
+      },
+    };
+    const heldProbe = async (item: WorkItem) => {
+      await probesHeld;
+      return probe(item);
+    };
+    const report = await runCycle({ client, buffer, probe: heldProbe, concurrency: 2, log, batchSize: 10 });
+    expect(posted).toEqual([
+      ['e0', 'e1', 'e2'],
+      ['e3', 'e4'],
+    ]);
+    expect(report).toMatchObject({ endpoints: 2, posted: 5, pending: 0 });
+  });
+
+  it('keeps the earlier results when the API fails again, and still probes', async () => {
+    const buffer = new ResultBuffer();
+    buffer.add(...(await Promise.all(work.slice(0, 3).map(probe))));
+    const client = {
+      getWork: () => Promise.resolve(work.slice(3, 5)),
+      postResults: () => Promise.reject(new ApiError('API answered 503: The database is unreachable', 503, true)),
+    };
+    const report = await runCycle({ client, buffer, probe, concurrency: 2, log, batchSize: 10 });
+    expect(report).toMatchObject({ endpoints: 2, posted: 0, pending: 5 });
+    expect(buffer.take(10).map((r) => r.endpointId)).toEqual(['e0', 'e1', 'e2', 'e3', 'e4']);
+  });
+
+  it('fails the cycle when the API refuses the kept results for good, keeping them, without an unobserved rejection', async () => {
+    const buffer = new ResultBuffer();
+    buffer.add(...(await Promise.all(work.slice(0, 3).map(probe))));
+    const client = {
+      getWork: () => Promise.resolve(work.slice(3, 5)),
+      postResults: () => Promise.reject(new ApiError('API answered 401: Invalid token', 401, false)),
+    };
+    const slowProbe = async (item: WorkItem) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return probe(item);
+    };
+    await expect(runCycle({ client, buffer, probe: slowProbe, concurrency: 1, log, batchSize: 10 })).rejects.toThrow('401');
+    expect(buffer.size).toBe(5);
+  });
+
   it('counts rejected results without retrying them', async () => {
     const client = {
       ...api(),

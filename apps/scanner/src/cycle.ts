@@ -24,7 +24,8 @@ export interface CycleReport {
 /**
  * One scan cycle: fetch the assigned work, probe it `concurrency` at a time, and post results in
  * batches while probing continues, so memory stays flat and the API ingests as we go. Results
- * the API could not take stay in the buffer. Throws ApiError when the work cannot be fetched.
+ * the API could not take stay in the buffer, and are posted first once the work listing succeeds
+ * again. Throws ApiError when the work cannot be fetched.
  */
 export async function runCycle(deps: CycleDependencies): Promise<CycleReport> {
   const started = Date.now();
@@ -35,9 +36,12 @@ export async function runCycle(deps: CycleDependencies): Promise<CycleReport> {
   const inFlight: { flush: Promise<void> | null } = { flush: null };
   let apiDown = false;
 
-  const flush = async (all: boolean) => {
-    while (!apiDown && deps.buffer.size >= (all ? 1 : batchSize)) {
-      const batch = deps.buffer.take(batchSize);
+  /** Posts full batches (or, with `all`, everything), at most `limit` results. */
+  const flush = async (all: boolean, limit = Infinity) => {
+    let left = limit;
+    while (!apiDown && left > 0 && deps.buffer.size >= (all ? 1 : batchSize)) {
+      const batch = deps.buffer.take(Math.min(batchSize, left));
+      left -= batch.length;
       try {
         const outcomes = await deps.client.postResults(batch);
         for (const outcome of outcomes) {
@@ -55,13 +59,29 @@ export async function runCycle(deps: CycleDependencies): Promise<CycleReport> {
     }
   };
 
+  // A flush in the background must not reject unobserved (an unhandled rejection ends the
+  // process): its fatal error stops posting and is thrown once the probes are done.
+  let fatal: { error: unknown } | null = null;
+  const flushInBackground = (all: boolean, limit?: number) => {
+    inFlight.flush = flush(all, limit)
+      .catch((error: unknown) => {
+        fatal ??= { error };
+        apiDown = true;
+      })
+      .finally(() => (inFlight.flush = null));
+  };
+
+  // Results kept from an earlier cycle (the API or its database was down) go first: the work
+  // listing just proved the API answers again, and they should not wait for this cycle's probes
+  // to fill a batch (docs/api-contract.md, health and database outages).
+  if (deps.buffer.size > 0) flushInBackground(true, deps.buffer.size);
+
   await forEachConcurrently(work, deps.concurrency, async (item) => {
     deps.buffer.add(await deps.probe(item));
-    if (!inFlight.flush && deps.buffer.size >= batchSize) {
-      inFlight.flush = flush(false).finally(() => (inFlight.flush = null));
-    }
+    if (!inFlight.flush && deps.buffer.size >= batchSize) flushInBackground(false);
   });
   await inFlight.flush;
+  if (fatal) throw (fatal as { error: unknown }).error;
   await flush(true);
   return { endpoints: work.length, ...totals, pending: deps.buffer.size, durationMs: Date.now() - started };
 }

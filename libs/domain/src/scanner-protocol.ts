@@ -46,6 +46,12 @@ export interface SweepWorkItem {
   ports: number[];
 }
 
+/**
+ * The longest `GET /api/v1/scanner/work?neverScanned=true&wait=` may hold a long-poll for due work
+ * (docs/decisions/0012-scan-now.md); the agent's request deadline must exceed what it asks for.
+ */
+export const MAX_WORK_WAIT_SECONDS = 30;
+
 /** GET /api/v1/scanner/work */
 export interface WorkResponse {
   items: WorkItem[];

@@ -648,6 +648,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/endpoints/{id}/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a scan now
+         * @description Needs `endpoints:edit`. Asks the endpoint's scanner to scan it now instead of at its next scheduled cycle: the request is recorded and the agent, which holds a long-poll on `GET /api/v1/scanner/work`, hears of it within moments on whichever API replica it is connected to. Answers 202 at once; the result shows in the endpoint and its history once the agent reports it. Asking again before that changes nothing. 404 for an unknown id; 409 for a manual, disabled or scan-exempt endpoint, which no scanner scans. Audited as `endpoint:scan_request`.
+         */
+        post: operations["requestEndpointScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/endpoints/{id}/tags": {
         parameters: {
             query?: never;
@@ -1081,7 +1101,7 @@ export interface paths {
         };
         /**
          * Get the calling scanner's work
-         * @description Scanner token only. The enabled, not scan-exempt host and saml endpoints assigned to the caller (and, for the default scanner, those with no scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only endpoints never scanned yet. `sweeps`: the queued discovery sweeps of networks assigned to the caller, oldest first, whatever `neverScanned` says; the agent claims one with `POST /api/v1/scanner/sweeps/{id}/start`.
+         * @description Scanner token only. The enabled, not scan-exempt host and saml endpoints assigned to the caller (and, for the default scanner, those with no scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only the work due now: endpoints never scanned yet and those with a pending scan request (`POST /api/v1/endpoints/{id}/scan`). With it, `wait` (seconds, at most 30) makes the request a long-poll: when nothing is due the answer is held until something is (on any API replica) or the wait ends, and is then empty. `sweeps`: the queued discovery sweeps of networks assigned to the caller, oldest first, whatever `neverScanned` says; the agent claims one with `POST /api/v1/scanner/sweeps/{id}/start`.
          */
         get: operations["getScannerWork"];
         put?: never;
@@ -5618,6 +5638,80 @@ export interface operations {
             };
         };
     };
+    requestEndpointScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scan is requested; the agent scans the endpoint within moments. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The endpoint is manual, disabled or scan-exempt: no scanner scans it. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
     getEndpointTags: {
         parameters: {
             query?: never;
@@ -7426,8 +7520,10 @@ export interface operations {
     getScannerWork: {
         parameters: {
             query?: {
-                /** @description Only endpoints never scanned yet: agents poll this often so new endpoints are seen within a minute. */
+                /** @description Only the work due now: endpoints never scanned yet, and those with a pending scan request (`POST /api/v1/endpoints/{id}/scan`). */
                 neverScanned?: boolean;
+                /** @description With `neverScanned=true`: a long-poll. When nothing is due, the answer is held for up to this many seconds and given as soon as work becomes due (an endpoint created, a scan requested, on any API replica); empty at the deadline. The agent holds one such poll at a time; a scanner holding several already is answered at once. */
+                wait?: number;
             };
             header?: never;
             path?: never;

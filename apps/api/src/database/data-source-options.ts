@@ -26,6 +26,10 @@ export function dataSourceOptions(databaseUrl: string, statementTimeoutMs = DEFA
       connectionTimeoutMillis: 5000,
       statement_timeout: statementTimeoutMs,
       idle_in_transaction_session_timeout: 60000,
+      // A server that vanished without closing its connections (a failover dropping packets) is
+      // noticed on idle connections by TCP keepalive instead of at the next query.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       application_name: 'certkeeper-api',
     },
   };

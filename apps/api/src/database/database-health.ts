@@ -1,25 +1,56 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 @Injectable()
 export class DatabaseHealth {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Whether `SELECT 1` succeeds within the deadline. Never throws. */
+  /**
+   * Whether `SELECT 1` succeeds within the deadline. Never throws. A probe past its deadline
+   * destroys its connection instead of leaving it checked out: against a database that accepts
+   * and never answers (a failover that black-holes the old address), a load balancer probing every
+   * few seconds would otherwise hold the whole pool within a minute, and the API could not recover
+   * when the database came back (docs/api-contract.md, health and database outages).
+   */
   async isReachable(deadlineMs: number): Promise<boolean> {
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    let client: PoolClient | null = null;
+    let settled = false;
+    // A checked-out client has no error listener of the pool's; one dying under the probe must not crash the process.
+    const onClientError = () => undefined;
+    const giveBack = (error?: Error) => {
+      if (!client) return;
+      const held = client;
+      client = null;
+      held.off('error', onClientError);
+      held.release(error);
+    };
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), deadlineMs);
     });
-    const probe = this.dataSource.query('SELECT 1').then(
-      () => true,
-      () => false,
-    );
+    const probe = (async () => {
+      const connected = await pool.connect();
+      client = connected;
+      connected.on('error', onClientError);
+      if (settled) throw new Error('the health probe is past its deadline');
+      await connected.query('SELECT 1');
+      giveBack();
+      return true;
+    })().catch((error: unknown) => {
+      giveBack(error instanceof Error ? error : new Error(String(error)));
+      return false;
+    });
     try {
       return await Promise.race([probe, deadline]);
     } finally {
+      settled = true;
       clearTimeout(timer);
+      // Still waiting for an answer: the connection's state is unknown, so it is discarded.
+      giveBack(new Error('the health probe is past its deadline'));
     }
   }
 }

@@ -8,3 +8,44 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const driverError = error.driverError as { code?: string; constraint?: string };
   return driverError.code === UNIQUE_VIOLATION && (constraint === undefined || driverError.constraint === constraint);
 }
+
+/** Socket failures that mean PostgreSQL cannot be reached (down, restarting, failed over, cut off). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/**
+ * SQLSTATEs of a server that is going away or not yet back: class 08 (connection exception),
+ * 57P01 admin_shutdown (a fast shutdown ends every session), 57P02 crash_shutdown and 57P03
+ * cannot_connect_now (starting up, shutting down, in recovery).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03']);
+/** node-postgres reports a dropped connection or a connect deadline only in its message. */
+const UNREACHABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'connection timeout',
+  'Client has encountered a connection error',
+  'Client was closed and is not queryable',
+];
+
+/**
+ * True when `error` says the database is unreachable rather than that a statement was wrong: the
+ * caller can do nothing but retry later (docs/api-contract.md, health and database outages).
+ * TypeORM wraps the driver's error in QueryFailedError; connecting fails with the socket's error.
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  const cause = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
+  if (!(cause instanceof Error)) return false;
+  const { code } = cause as { code?: unknown };
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08'))) return true;
+  // Node reports a refused connection to every address of a name as one AggregateError.
+  if (cause instanceof AggregateError && cause.errors.some((inner) => isDatabaseUnreachable(inner))) return true;
+  return UNREACHABLE_MESSAGES.some((message) => cause.message.includes(message));
+}

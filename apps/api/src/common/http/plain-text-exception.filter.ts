@@ -1,8 +1,11 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { isDatabaseUnreachable } from '../../database/errors';
 import { redactPath } from './access-log';
 import { sendPlainText } from './plain-text';
 import { RetryLaterException } from './retry-later.exception';
+
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The one exception filter: every error leaves as `text/plain` with a short human sentence (one
@@ -23,6 +26,22 @@ export class PlainTextExceptionFilter implements ExceptionFilter {
       if (exception.getStatus() === 401) res.setHeader('WWW-Authenticate', 'Bearer');
       if (exception instanceof RetryLaterException) res.setHeader('Retry-After', String(exception.retryAfterSeconds));
       sendPlainText(res, exception.getStatus(), messageOf(exception));
+      return;
+    }
+
+    // An outage or an overload is not a bug: one warning without a stack (a load balancer probing
+    // health during a database outage would otherwise log a stack every few seconds), and a 503
+    // that clients retry (docs/api-contract.md, health and database outages).
+    if (isDatabaseUnreachable(exception)) {
+      this.logger.warn(`${req.method} ${redactPath(req.path)} failed: the database is unreachable`, { requestId, status: 503 });
+      if (res.headersSent) return;
+      res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      sendPlainText(res, 503, `The database is unreachable; try again shortly. Request id: ${requestId}`);
+      return;
+    }
+    if (exception instanceof HttpException && exception.getStatus() === 503) {
+      this.logger.warn(`${req.method} ${redactPath(req.path)} answered 503: ${messageOf(exception)}`, { requestId, status: 503 });
+      if (!res.headersSent) sendPlainText(res, 503, `${messageOf(exception)} Request id: ${requestId}`);
       return;
     }
 

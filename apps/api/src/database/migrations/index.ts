@@ -9,6 +9,7 @@ import { DiscoveryNetworks1795294800000 } from './1795294800000-DiscoveryNetwork
 import { DiscoverySweeps1795298400000 } from './1795298400000-DiscoverySweeps';
 import { SessionsAndSignIn1795302000000 } from './1795302000000-SessionsAndSignIn';
 import { DashboardIndexes1795305600000 } from './1795305600000-DashboardIndexes';
+import { ScanRequests1795309200000 } from './1795309200000-ScanRequests';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   DiscoverySweeps1795298400000,
   SessionsAndSignIn1795302000000,
   DashboardIndexes1795305600000,
+  ScanRequests1795309200000,
 ];

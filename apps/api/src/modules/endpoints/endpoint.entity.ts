@@ -81,6 +81,14 @@ export class EndpointEntity {
   @Column({ type: 'text', nullable: true })
   lastScanError!: string | null;
 
+  /**
+   * When `POST /endpoints/{id}/scan` asked for a scan no ingested result has answered yet: due
+   * work for the agent's long-poll (docs/decisions/0012-scan-now.md, migration ScanRequests).
+   */
+  @Index('endpoints_scan_due_idx', { synchronize: false })
+  @Column({ type: 'timestamptz', nullable: true })
+  scanRequestedAt!: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;
 

@@ -14,6 +14,7 @@ import {
   type StreamableFile,
 } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBody,
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -180,6 +181,24 @@ export class EndpointsController {
   @ApiNoContentResponse()
   async deleteEndpoint(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<void> {
     await this.endpoints.deleteEndpoint(id, actor);
+  }
+
+  @Post(':id/scan')
+  @ApiOperation({
+    summary: 'Ask for a scan now',
+    description:
+      "Needs `endpoints:edit`. Asks the endpoint's scanner to scan it now instead of at its next scheduled cycle: the request is " +
+      'recorded and the agent, which holds a long-poll on `GET /api/v1/scanner/work`, hears of it within moments on whichever API ' +
+      'replica it is connected to. Answers 202 at once; the result shows in the endpoint and its history once the agent reports it. ' +
+      'Asking again before that changes nothing. 404 for an unknown id; 409 for a manual, disabled or scan-exempt endpoint, which ' +
+      'no scanner scans. Audited as `endpoint:scan_request`.',
+  })
+  @HttpCode(202)
+  @RequirePermission('endpoints:edit')
+  @ApiAcceptedResponse({ description: 'The scan is requested; the agent scans the endpoint within moments.' })
+  @ApiConflictResponse({ description: 'The endpoint is manual, disabled or scan-exempt: no scanner scans it.' })
+  async requestEndpointScan(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<void> {
+    await this.endpoints.requestScan(id, actor);
   }
 
   @Get(':id/history')

@@ -7,6 +7,7 @@ import { openRowStream, type RowStream, type SqlQuery } from '../../database/row
 import type { Transaction } from '../../database/transaction';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
 import type { ScanHistoryEntity } from './scan-history.entity';
+import { SCAN_WORK_CHANNEL } from './scan-work-channel';
 import { TlsProfileEntity } from './tls-profile.entity';
 
 /** The writable fields of an endpoint, already normalised for its type. */
@@ -16,7 +17,10 @@ export type EndpointRecord = Pick<
 >;
 
 /** An endpoint as read back, with what its latest successful scan found. */
-export type EndpointRow = Omit<EndpointEntity, 'scanner'> & { chainComplete: boolean | null; resolvedIp: string | null };
+export type EndpointRow = Omit<EndpointEntity, 'scanner' | 'scanRequestedAt'> & {
+  chainComplete: boolean | null;
+  resolvedIp: string | null;
+};
 
 /** The list filters (docs/api-contract.md section 4), without a page window. */
 export interface EndpointCriteria {
@@ -160,6 +164,22 @@ export class EndpointsRepository {
         record.metadataUrl,
       ],
     );
+  }
+
+  /**
+   * Records a scan request; a pending one keeps its earlier time, so asking twice changes nothing
+   * (the request is answered by the first result ingested after it). The database's clock, like
+   * the ingest that clears it, so the two compare on one clock.
+   */
+  async requestScan(id: string, transaction: Transaction): Promise<void> {
+    await transaction.query('UPDATE endpoints SET scan_requested_at = coalesce(scan_requested_at, now()) WHERE id = $1', [id]);
+  }
+
+  /** Wakes the long-polls of these scanners (null: the default scanner's) on every replica, at commit. */
+  async notifyScanWork(scannerIds: (string | null)[], transaction: Transaction): Promise<void> {
+    const payloads = [...new Set(scannerIds.map((id) => id ?? ''))];
+    if (payloads.length === 0) return;
+    await transaction.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload', [SCAN_WORK_CHANNEL, payloads]);
   }
 
   async delete(id: string, transaction: Transaction): Promise<boolean> {

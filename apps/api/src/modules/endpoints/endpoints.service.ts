@@ -22,6 +22,11 @@ import { isTag } from '../../common/validation/decorators';
 
 export const MAX_BULK_ROWS = 20_000;
 
+/** What a scanner scans: enabled, not scan-exempt host and saml endpoints (the work route's rule). */
+function isScannable(record: Pick<EndpointRecord, 'type' | 'enabled' | 'scanExempt'>): boolean {
+  return record.type !== 'manual' && record.enabled && !record.scanExempt;
+}
+
 export type BulkRowOutcome =
   { index: number; ok: true; status: 201; endpoint: EndpointRow } | { index: number; ok: false; status: 400 | 409; error: string };
 
@@ -110,6 +115,11 @@ export class EndpointsService {
       });
       const pending = outcomes.flatMap((o) => ('pending' in o ? [o.pending] : []));
       const inserted = new Map((await this.endpoints.insertMany(pending, transaction)).map((row) => [row.id, row]));
+      // A new host or saml endpoint is due work: its scanner's long-poll answers at commit.
+      await this.endpoints.notifyScanWork(
+        pending.filter((record) => isScannable(record)).map((record) => record.scannerId),
+        transaction,
+      );
       if (pending.length > 0) {
         const details =
           pending.length === 1
@@ -147,8 +157,30 @@ export class EndpointsService {
         throw new ConflictException(`${capitalise(DUPLICATE_MESSAGE[built.record.type as 'host' | 'saml'])}.`);
       }
       await this.endpoints.update(id, built.record, transaction);
+      // Enabled again or moved to another scanner, an endpoint never scanned is due at once.
+      if (isScannable(built.record)) await this.endpoints.notifyScanWork([built.record.scannerId], transaction);
       await this.audit.record(actor, { action: 'endpoint:update', targetType: 'endpoint', targetId: id, details: { mode } }, transaction);
       return (await this.endpoints.findById(id, transaction))!;
+    });
+  }
+
+  /**
+   * Scan now: records the request (idempotent) and wakes the scanner's long-poll on whichever
+   * replica holds it. Refused for what no scanner scans: manual, disabled and scan-exempt
+   * endpoints (docs/decisions/0012-scan-now.md).
+   *
+   * @throws NotFoundException for an unknown id, ConflictException when the endpoint is not scanned.
+   */
+  async requestScan(id: string, actor: ActorContext): Promise<void> {
+    await this.endpoints.withWriteLock(async (transaction) => {
+      const existing = await this.endpoints.findById(id, transaction);
+      if (!existing) throw new NotFoundException('Endpoint not found.');
+      if (existing.type === 'manual') throw new ConflictException('A manual endpoint has nothing to scan.');
+      if (!existing.enabled) throw new ConflictException('The endpoint is disabled: enable it to scan it.');
+      if (existing.scanExempt) throw new ConflictException('The endpoint is scan-exempt: no scanner scans it.');
+      await this.endpoints.requestScan(id, transaction);
+      await this.endpoints.notifyScanWork([existing.scannerId], transaction);
+      await this.audit.record(actor, { action: 'endpoint:scan_request', targetType: 'endpoint', targetId: id }, transaction);
     });
   }
 

@@ -6,18 +6,22 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsNumber,
   IsObject,
   IsOptional,
   IsString,
   IsUUID,
   Matches,
+  Max,
   MaxLength,
+  Min,
   ValidateBy,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import {
   type HostScanResult,
+  MAX_WORK_WAIT_SECONDS,
   type ResultsRequest,
   type SamlScanResult,
   type ScanResult,
@@ -75,12 +79,29 @@ export class ScannerConfigDto {
 
 export class WorkQueryDto {
   @ApiPropertyOptional({
-    description: 'Only endpoints never scanned yet: agents poll this often so new endpoints are seen within a minute.',
+    description:
+      'Only the work due now: endpoints never scanned yet, and those with a pending scan request (`POST /api/v1/endpoints/{id}/scan`).',
   })
   @IsOptional()
   @ToBoolean()
   @IsBoolean({ message: 'neverScanned must be true or false' })
   neverScanned?: boolean;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: MAX_WORK_WAIT_SECONDS,
+    default: 0,
+    description:
+      'With `neverScanned=true`: a long-poll. When nothing is due, the answer is held for up to this many seconds and given as soon ' +
+      'as work becomes due (an endpoint created, a scan requested, on any API replica); empty at the deadline. The agent holds one ' +
+      'such poll at a time; a scanner holding several already is answered at once.',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'wait must be a number of seconds' })
+  @Min(0)
+  @Max(MAX_WORK_WAIT_SECONDS)
+  wait?: number;
 }
 
 export class HostWorkItemDto {

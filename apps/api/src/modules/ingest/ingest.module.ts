@@ -7,11 +7,12 @@ import { TrustVerdictsModule } from '../trust/trust-verdicts.module';
 import { IngestRepository } from './ingest.repository';
 import { IngestService } from './ingest.service';
 import { SamlParser } from './saml-parser';
+import { ScanWorkSignal } from './scan-work-signal';
 import { ScannerProtocolController } from './scanner-protocol.controller';
 
 @Module({
   imports: [ScannersModule, CertificatesModule, LinksModule, TrustVerdictsModule, DiscoveryModule],
   controllers: [ScannerProtocolController],
-  providers: [IngestRepository, IngestService, SamlParser],
+  providers: [IngestRepository, IngestService, SamlParser, ScanWorkSignal],
 })
 export class IngestModule {}

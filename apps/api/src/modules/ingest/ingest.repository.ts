@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { TlsProfile, WorkItem } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 
@@ -33,11 +34,17 @@ export class IngestRepository {
     return this.dataSource.transaction(work);
   }
 
+  /** Where the pool connects: ScanWorkSignal opens its one LISTEN connection, outside the pool, there. */
+  databaseUrl(): string | undefined {
+    return (this.dataSource.options as PostgresConnectionOptions).url;
+  }
+
   /**
    * A scanner's work: enabled, not scan-exempt host and saml endpoints pinned to it, plus the
-   * unpinned ones when it is the default. Manual endpoints never.
+   * unpinned ones when it is the default. Manual endpoints never. `dueOnly`: only the work due
+   * now, endpoints never scanned and those with a pending scan request (index endpoints_scan_due_idx).
    */
-  async findWork(scannerId: string, isDefault: boolean, now: Date, neverScannedOnly = false): Promise<WorkItem[]> {
+  async findWork(scannerId: string, isDefault: boolean, now: Date, dueOnly = false): Promise<WorkItem[]> {
     const rows = await this.dataSource.query<
       {
         id: string;
@@ -54,9 +61,9 @@ export class IngestRepository {
          FROM endpoints e LEFT JOIN endpoint_tls_profiles p ON p.endpoint_id = e.id
         WHERE e.enabled AND NOT e.scan_exempt AND e.type IN ('host', 'saml')
           AND (e.scanner_id = $1 OR (e.scanner_id IS NULL AND $2))
-          AND (NOT $4 OR e.last_scanned_at IS NULL)
+          AND (NOT $4 OR e.last_scanned_at IS NULL OR e.scan_requested_at IS NOT NULL)
         ORDER BY e.id`,
-      [scannerId, isDefault, now, neverScannedOnly],
+      [scannerId, isDefault, now, dueOnly],
     );
     return rows.map((row) =>
       row.type === 'host'
@@ -98,6 +105,8 @@ export class IngestRepository {
          UPDATE endpoints
             SET last_scanned_at = $4,
                 last_scan_error = $11,
+                -- A scan request is answered by a result ingested after it was made (one clock: the database's).
+                scan_requested_at = CASE WHEN scan_requested_at <= now() THEN NULL ELSE scan_requested_at END,
                 error_since = CASE WHEN $11::text IS NULL THEN NULL ELSE coalesce(error_since, $4) END
           WHERE id = $2 AND EXISTS (SELECT 1 FROM run) AND (last_scanned_at IS NULL OR last_scanned_at <= $4)
           RETURNING id

@@ -20,6 +20,7 @@ import { ScannersService } from '../scanners/scanners.service';
 import { IngestRepository } from './ingest.repository';
 import type { CheckedResult } from './ingest.dto';
 import { SamlParser } from './saml-parser';
+import { ScanWorkSignal } from './scan-work-signal';
 
 // Results of different endpoints are applied this many at a time (the pool has 10 connections);
 // one endpoint's results always apply one after another, oldest first.
@@ -50,6 +51,7 @@ export class IngestService {
     private readonly verdicts: TrustVerdictsService,
     private readonly links: LinksService,
     private readonly samlParser: SamlParser,
+    private readonly signal: ScanWorkSignal,
     private readonly clock: Clock,
   ) {}
 
@@ -65,9 +67,28 @@ export class IngestService {
     };
   }
 
-  async workOf(scannerId: string, neverScannedOnly = false): Promise<WorkItem[]> {
+  /**
+   * The scanner's work; `dueOnly` keeps what is due now (never scanned, or a scan requested). With
+   * `waitMs`, an empty due list is a long-poll (docs/decisions/0012-scan-now.md): held until work
+   * becomes due (a notification from any replica) or the wait ends, then answered. The watch opens
+   * before the first look, so work that arrives between the look and the wait is not missed.
+   */
+  async workOf(scannerId: string, dueOnly = false, waitMs = 0): Promise<WorkItem[]> {
     const scanner = await this.scanners.getScanner(scannerId);
-    return this.ingest.findWork(scanner.id, scanner.isDefault, this.clock.now(), neverScannedOnly);
+    const find = () => this.ingest.findWork(scanner.id, scanner.isDefault, this.clock.now(), dueOnly);
+    const watch = dueOnly && waitMs > 0 ? this.signal.watch(scanner.id, scanner.isDefault) : null;
+    if (!watch) return find();
+    const deadline = Date.now() + waitMs;
+    try {
+      for (;;) {
+        const items = await find();
+        const remaining = deadline - Date.now();
+        if (items.length > 0 || remaining <= 0) return items;
+        if ((await watch.next(remaining)) === 'closing') return items;
+      }
+    } finally {
+      watch.close();
+    }
   }
 
   /** The results of one post, checked at the edge (ScanResultsPipe): one outcome each, in order. */

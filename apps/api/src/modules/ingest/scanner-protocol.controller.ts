@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { RESULTS_BODY_LIMIT, type ResultsResponse, type ScannerConfig, type WorkResponse } from '@certkeeper/domain';
+import { MAX_WORK_WAIT_SECONDS, RESULTS_BODY_LIMIT, type ResultsResponse, type ScannerConfig, type WorkResponse } from '@certkeeper/domain';
 import type { ScannerPrincipal } from '../../common/auth/principal';
 import { CurrentScanner, ScannerOnly } from '../../common/auth/route-access';
 import { AcceptsBody } from '../../common/http/body-parsing';
@@ -54,7 +54,10 @@ export class ScannerProtocolController {
     description:
       'Scanner token only. ' +
       'The enabled, not scan-exempt host and saml endpoints assigned to the caller (and, for the default scanner, those with no ' +
-      'scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only endpoints never scanned yet. ' +
+      'scanner), each host with whether its TLS profile is due. `neverScanned=true` keeps only the work due now: endpoints never ' +
+      'scanned yet and those with a pending scan request (`POST /api/v1/endpoints/{id}/scan`). With it, `wait` (seconds, at most ' +
+      `${MAX_WORK_WAIT_SECONDS}) makes the request a long-poll: when nothing is due the answer is held until something is (on any API ` +
+      'replica) or the wait ends, and is then empty. ' +
       '`sweeps`: the queued discovery sweeps of networks assigned to the caller, oldest first, whatever `neverScanned` says; the ' +
       'agent claims one with `POST /api/v1/scanner/sweeps/{id}/start`.',
   })
@@ -62,7 +65,7 @@ export class ScannerProtocolController {
   @ApiOkResponse({ type: WorkResponseDto, description: 'Enabled, not scan-exempt host and saml endpoints assigned to the caller.' })
   async getScannerWork(@CurrentScanner() scanner: ScannerPrincipal, @Query() query: WorkQueryDto): Promise<WorkResponse> {
     const [items, sweeps] = await Promise.all([
-      this.ingest.workOf(scanner.scannerId, query.neverScanned ?? false),
+      this.ingest.workOf(scanner.scannerId, query.neverScanned ?? false, Math.round((query.wait ?? 0) * 1000)),
       this.sweeps.queuedFor(scanner.scannerId),
     ]);
     return { items, sweeps };
