@@ -28,6 +28,7 @@ describeWithChromium('the web interface in a browser', () => {
   let certificate: MintedCertificate;
   // Whole seconds: certificates carry no milliseconds.
   const notAfter = new Date(Math.floor((Date.now() + 20 * 24 * 3600_000) / 1000) * 1000);
+  const renewedNotAfter = new Date(notAfter.getTime() + 90 * 24 * 3600_000);
 
   beforeAll(async () => {
     certificate = await mintCertificate({ subject: 'CN=web.example.test', sans: ['web.example.test'], notAfter });
@@ -132,6 +133,29 @@ describeWithChromium('the web interface in a browser', () => {
     expect(await expires.getAttribute('title')).toBe(notAfter.toISOString());
     await page.getByRole('heading', { name: 'Scan history' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
+
+    // Renewed on the server: "Scan now" makes the endpoint due for its scanner, and the screen
+    // shows the new certificate once the scan lands.
+    const renewed = await mintCertificate({ subject: 'CN=web.example.test', sans: ['web.example.test'], notAfter: renewedNotAfter });
+    await tls.serve('web.example.test', renewed);
+    const endpointId = new URL(page.url()).pathname.split('/').pop()!;
+    const due = async () =>
+      (
+        (await t.http.get('/api/v1/scanner/work?neverScanned=true').set(bearer(token)).expect(200)).body as {
+          items: { endpointId: string }[];
+        }
+      ).items.map((item) => item.endpointId);
+    expect(await due()).toEqual([]);
+    await page.getByRole('button', { name: 'Scan now' }).click();
+    await page.getByText('Scan requested: its scanner picks it up within seconds.').waitFor();
+    expect(await page.getByRole('button', { name: 'Scan now' }).isDisabled()).toBe(true);
+    expect(await due()).toEqual([endpointId]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await runAgentOnce(t.baseUrl, token);
+    await current.locator(`time[title="${renewedNotAfter.toISOString()}"]`).waitFor({ timeout: 20_000 });
+    await page.getByText('Scan requested: its scanner picks it up within seconds.').waitFor({ state: 'detached' });
+    expect(await page.getByRole('button', { name: 'Scan now' }).isDisabled()).toBe(false);
+    expect(await due()).toEqual([]);
   });
 
   it('shows a viewer no edit actions', async () => {

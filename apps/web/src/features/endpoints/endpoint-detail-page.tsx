@@ -13,8 +13,8 @@ import { EndpointTags } from './endpoint-tags';
 import { SamlMetadata } from './saml-metadata';
 import './endpoints.css';
 
-/** While a scanned endpoint waits for its first scan, the screen looks again this often. */
-const FIRST_SCAN_POLL_MS = 3000;
+/** While a scanned endpoint waits for its first scan or a requested one, the screen looks again this often. */
+const SCAN_POLL_MS = 3000;
 
 /**
  * GET /api/v1/endpoints/{id}: the endpoint, its current and earlier certificates, tags, SAML
@@ -30,14 +30,18 @@ export function EndpointDetailPage() {
   const refreshKey = endpoint.data?.lastScannedAt ?? '';
   useTitle(endpoint.data?.name ?? 'Endpoint');
 
-  const waitingForFirstScan =
-    endpoint.data !== undefined && scanned && endpoint.data.enabled && !endpoint.data.scanExempt && endpoint.data.lastScannedAt === null;
+  const scannable = endpoint.data !== undefined && scanned && endpoint.data.enabled && !endpoint.data.scanExempt;
+  // After "Scan now": the last scan time when it was asked for; the screen looks again until it changes.
+  const [scanAskedAfter, setScanAskedAfter] = useState<string | null | undefined>(undefined);
+  const waitingForScan =
+    scannable &&
+    (endpoint.data?.lastScannedAt === null || (scanAskedAfter !== undefined && endpoint.data?.lastScannedAt === scanAskedAfter));
   const { reload } = endpoint;
   useEffect(() => {
-    if (!waitingForFirstScan) return;
-    const timer = window.setInterval(reload, FIRST_SCAN_POLL_MS);
+    if (!waitingForScan) return;
+    const timer = window.setInterval(reload, SCAN_POLL_MS);
     return () => window.clearInterval(timer);
-  }, [waitingForFirstScan, reload]);
+  }, [waitingForScan, reload]);
 
   const data = endpoint.data;
   return (
@@ -51,7 +55,15 @@ export function EndpointDetailPage() {
         <>
           <div className="title-row">
             <h1>{data.name}</h1>
-            {mayEdit && <EndpointActions id={data.id} name={data.name} />}
+            {mayEdit && (
+              <EndpointActions
+                id={data.id}
+                name={data.name}
+                scannable={scannable}
+                waitingForScan={waitingForScan && scanAskedAfter !== undefined}
+                onScanRequested={() => setScanAskedAfter(data.lastScannedAt)}
+              />
+            )}
           </div>
           <dl className="facts">
             <div>
@@ -92,7 +104,7 @@ export function EndpointDetailPage() {
                 <dt>Last scanned</dt>
                 <dd>
                   <DateTime value={data.lastScannedAt} />
-                  {waitingForFirstScan && <span className="muted"> (waiting for the first scan)</span>}
+                  {scannable && data.lastScannedAt === null && <span className="muted"> (waiting for the first scan)</span>}
                 </dd>
               </div>
             )}
@@ -141,13 +153,38 @@ function ScannerName({ id }: { id: string | null }) {
   return <>{scanner?.name ?? <span className="mono">{id}</span>}</>;
 }
 
-/** Edit (its own screen) and Delete (after confirming, then back to the list). */
-function EndpointActions({ id, name }: { id: string; name: string }) {
+/**
+ * Scan now (host and SAML endpoints that are scanned: its scanner picks it up within seconds),
+ * Edit (its own screen) and Delete (after confirming, then back to the list).
+ */
+function EndpointActions({
+  id,
+  name,
+  scannable,
+  waitingForScan,
+  onScanRequested,
+}: {
+  id: string;
+  name: string;
+  scannable: boolean;
+  waitingForScan: boolean;
+  onScanRequested: () => void;
+}) {
   const navigate = useNavigate();
   const [confirming, setConfirming] = useState(false);
   const deletion = useAction();
+  const scan = useAction();
   return (
     <div className="row-actions">
+      {scannable && (
+        <button
+          type="button"
+          disabled={scan.busy || waitingForScan}
+          onClick={() => void scan.run(() => api.POST('/api/v1/endpoints/{id}/scan', { params: { path: { id } } }), onScanRequested)}
+        >
+          Scan now
+        </button>
+      )}
       <Link className="button" to={`/endpoints/${id}/edit`}>
         Edit
       </Link>
@@ -170,11 +207,8 @@ function EndpointActions({ id, name }: { id: string; name: string }) {
           )
         }
       />
-      {deletion.error && (
-        <p className="error" role="alert">
-          {deletion.error}
-        </p>
-      )}
+      <span role="status">{waitingForScan ? 'Scan requested: its scanner picks it up within seconds.' : ''}</span>
+      <LoadError message={deletion.error ?? scan.error} />
     </div>
   );
 }
