@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DAY } from './support/fake-clock';
-import { type RunningService, startService, stopService } from './support/service-process';
+import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { createTestDatabase } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
@@ -35,11 +34,7 @@ describe('the alert job on two replicas', () => {
     await chmod(directory, 0o755);
     databaseName = await createTestDatabase();
     const env = {
-      DATABASE_URL: databaseUrl(databaseName),
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
+      ...sharedServiceEnvironment(databaseUrl(databaseName), ADMIN),
     };
     [a, b] = await Promise.all(['a', 'b'].map((name) => startService({ ...env, DATA_DIR: join(directory, name) })));
     const login = await fetch(`${a.baseUrl}/api/v1/auth/login`, {

@@ -1,5 +1,4 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
@@ -12,7 +11,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { freePort } from '../src/common/net/free-port';
 import { DatabaseHealth } from '../src/database/database-health';
 import { dataSourceOptions } from '../src/database/data-source-options';
-import { type RunningService, startService, stopService } from './support/service-process';
+import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
 import { SwappableTlsServer } from './support/tls-servers';
 
 const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
@@ -248,11 +247,7 @@ describe('the database goes away and comes back', () => {
     gate = await startGate(tls.port);
 
     api = await startService({
-      DATABASE_URL: databaseUrl(),
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
+      ...sharedServiceEnvironment(databaseUrl(), ADMIN),
       DATA_DIR: join(directory, 'data'),
       EMBEDDED_SCANNER: 'false',
     });

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../src/common/net/free-port';
 import { Browser } from './support/browser';
 import { startIdentityProvider, type TestIdentityProvider } from './support/oidc-provider';
-import { type RunningService, startService, stopService } from './support/service-process';
+import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
 import { createTestDatabase } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
 
@@ -35,11 +34,7 @@ describe('OIDC sign-in on two replicas', () => {
     const publicUrl = `http://127.0.0.1:${portA}`;
     idp = await startIdentityProvider({ redirectUris: [`${publicUrl}${CALLBACK}`] });
     const env = {
-      DATABASE_URL: databaseUrl(databaseName),
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
+      ...sharedServiceEnvironment(databaseUrl(databaseName), ADMIN),
       PUBLIC_URL: publicUrl,
       // Never the real CCADB.
       ROOT_STORES_CSV_URL: 'http://127.0.0.1:9/roots.csv',

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { WorkItem } from '@certkeeper/domain';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DataSource } from 'typeorm';
-import { type RunningService, startService, stopService } from './support/service-process';
+import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
 import { bearer, createScanner, createTestApp, createTestDatabase, createUser, login, type TestApp } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
 import { SwappableTlsServer } from './support/tls-servers';
@@ -294,11 +294,7 @@ describe('scan now on two replicas', () => {
     directory = await mkdtemp(join(tmpdir(), 'certkeeper-scan-now-'));
     databaseName = await createTestDatabase();
     const env = {
-      DATABASE_URL: databaseUrl(databaseName),
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
+      ...sharedServiceEnvironment(databaseUrl(databaseName), ADMIN),
     };
     // A runs the embedded agent (the default scanner), with its default settings.
     const started = await Promise.allSettled(

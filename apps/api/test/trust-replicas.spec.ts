@@ -1,11 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { pathToFileURL } from 'node:url';
 import { mintCertificate, type MintedCertificate, pemBundle } from '@certkeeper/domain/testing';
-import { type RunningService, startService, stopService } from './support/service-process';
+import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
 import { createTestDatabase } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
 
@@ -73,11 +73,7 @@ describe('trust verdicts on two replicas', () => {
     await writeFile(join(directory, 'roots.pem'), root.pem);
 
     const env = {
-      DATABASE_URL: databaseUrl(databaseName),
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
+      ...sharedServiceEnvironment(databaseUrl(databaseName), ADMIN),
       ROOT_STORES_CSV_URL: pathToFileURL(join(directory, 'roots.csv')).href,
       ROOT_STORES_PEM_URLS: pathToFileURL(join(directory, 'roots.pem')).href,
     };

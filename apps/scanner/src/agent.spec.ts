@@ -141,6 +141,47 @@ describe('Agent', () => {
     expect(runner.stop).toHaveBeenCalledTimes(1);
   });
 
+  it('runs cycles back to back with backToBack, whatever the cron says', async () => {
+    // A yearly schedule: without backToBack no cron cycle would run during this test.
+    const config = { id: 's', name: 's', isDefault: true, scanCronExpression: '0 0 1 1 *', scanConcurrency: 2, discoveryNetworks: [] };
+    const item: WorkItem = { endpointId: 'e1', type: 'saml', metadataUrl: 'https://idp/md' };
+    const cycles = (backToBack: boolean) => {
+      let full = 0;
+      const client = {
+        getConfig: () => Promise.resolve(config),
+        getWork: ({ neverScanned }: { neverScanned?: boolean } = {}) => {
+          if (!neverScanned) full += 1;
+          // Nothing due: the long-poll answers empty, as the API does when its wait ends.
+          return Promise.resolve({ items: neverScanned ? [] : [item], sweeps: [] });
+        },
+        postResults: (results: ScanResult[]) =>
+          Promise.resolve(results.map((r) => ({ resultId: r.resultId, endpointId: r.endpointId, status: 'accepted' as const }))),
+      };
+      const probe = async (probed: WorkItem): Promise<ScanResult> => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return {
+          resultId: `r${full}`,
+          endpointId: probed.endpointId,
+          type: 'saml',
+          scannedAt: new Date().toISOString(),
+          success: false,
+          error: 'x',
+          finalUrl: null,
+          document: null,
+          digest: null,
+        };
+      };
+      return { agent: new Agent({ client, probe, log: () => undefined, newWorkPollMs: 60_000, backToBack }), full: () => full };
+    };
+    const steady = cycles(true);
+    const scheduled = cycles(false);
+    await Promise.all([steady.agent.start(), scheduled.agent.start()]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all([steady.agent.stop(), scheduled.agent.stop()]);
+    expect(scheduled.full()).toBe(0);
+    expect(steady.full()).toBeGreaterThan(5);
+  });
+
   it('waits for a schedule further away than a timer can reach instead of running at once', async () => {
     // The next 1 January is more than 24.8 days away except in December; setTimeout would fire at once.
     const config = { id: 's', name: 's', isDefault: true, scanCronExpression: '0 0 1 1 *', scanConcurrency: 1, discoveryNetworks: [] };

@@ -41,6 +41,8 @@ export interface AgentDependencies {
   /** The long-poll's wait for due work, at most 25 s; also how often sweeps are looked for while a due cycle runs. */
   newWorkPollMs?: number;
   configReloadMs?: number;
+  /** SCANNER_BACK_TO_BACK: each cycle starts as soon as the last one ended, whatever the cron says. */
+  backToBack?: boolean;
 }
 
 /**
@@ -132,8 +134,10 @@ export class Agent {
     return this.buffer.size + this.dueBuffer.size;
   }
 
-  private schedule(delayMs?: number): void {
+  private schedule(backoffMs?: number): void {
     if (this.stopped || !this.config) return;
+    // Back to back, the next cycle starts at once, unless results left behind ask for a backoff.
+    const delayMs = backoffMs ?? (this.deps.backToBack ? 0 : undefined);
     const at =
       delayMs === undefined ? nextRunAt(this.config.scanCronExpression, new Date(), this.deps.random) : new Date(Date.now() + delayMs);
     if (!at) {

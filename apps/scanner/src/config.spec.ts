@@ -9,6 +9,7 @@ describe('parseScannerEnvironment', () => {
       connectTimeoutMs: 5000,
       handshakeTimeoutMs: 10_000,
       newWorkPollMs: 25_000,
+      backToBack: false,
       outboundDeny: OutboundDenyList.DEFAULT,
       metrics: null,
     });

@@ -1,4 +1,4 @@
-import { accept, type Env, EnvironmentReader, integerFrom, refuse, urlWith } from '@certkeeper/domain';
+import { accept, type Env, EnvironmentReader, integerFrom, parseBoolean, refuse, urlWith } from '@certkeeper/domain';
 import { isIP } from 'node:net';
 import { OutboundDenyList, parseOutboundDeny } from '@certkeeper/net';
 
@@ -13,6 +13,11 @@ export interface ScannerConfig {
    * due work is answered at once whatever this says (docs/decisions/0012-scan-now.md).
    */
   newWorkPollMs: number;
+  /**
+   * SCANNER_BACK_TO_BACK: start the next cycle as soon as one ends instead of at the cron's next
+   * time, for a steady load such as the soak benchmark (apps/api/tools/bench/soak.ts).
+   */
+  backToBack: boolean;
   /** OUTBOUND_DENY: addresses no probe may reach (the API itself is not a probe target). */
   outboundDeny: OutboundDenyList;
   /** SCANNER_METRICS_PORT and SCANNER_METRICS_HOST: where to serve `GET /metrics`; null (the default) serves nothing. */
@@ -52,6 +57,7 @@ export function parseScannerEnvironment(env: Env): ScannerConfig {
   const handshakeTimeoutMs = reader.read('SCANNER_HANDSHAKE_TIMEOUT_MS', milliseconds, 10_000);
   // Values above 25 s (the old default was 60 s) are accepted and held to 25 s by the agent.
   const newWorkPollMs = reader.read('SCANNER_NEW_WORK_POLL_MS', milliseconds, DEFAULT_NEW_WORK_POLL_MS);
+  const backToBack = reader.read('SCANNER_BACK_TO_BACK', parseBoolean, false);
   const outboundDeny = reader.read('OUTBOUND_DENY', parseOutboundDeny, OutboundDenyList.DEFAULT);
   const metricsPort = reader.read('SCANNER_METRICS_PORT', integerFrom(1, 65_535, 'a TCP port'), null);
   // Loopback by default: the endpoint has no authentication. Read even without a port, so a typo is still reported.
@@ -63,6 +69,7 @@ export function parseScannerEnvironment(env: Env): ScannerConfig {
     connectTimeoutMs,
     handshakeTimeoutMs,
     newWorkPollMs,
+    backToBack,
     outboundDeny,
     metrics: metricsPort === null ? null : { host: metricsHost, port: metricsPort },
   };

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
     sweeps: new SweepRunner({ client, log: jsonLog, probeOptions: { guard, ...sweepProbeDeadlines(config) } }),
     log: jsonLog,
     newWorkPollMs: config.newWorkPollMs,
+    backToBack: config.backToBack,
   });
 
   if (process.argv.includes('--once')) {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../src/common/net/free-port';
@@ -40,4 +41,19 @@ export function stopService(service: RunningService, signal: NodeJS.Signals = 'S
     service.process.once('exit', (code) => resolve(code));
     service.process.kill(signal);
   });
+}
+
+/**
+ * What the API processes of one installation share when they run on an external database: its
+ * URL, the secrets (so each accepts the others' tokens and reads their sealed settings) and the
+ * first administrator. Each process still needs a DATA_DIR of its own.
+ */
+export function sharedServiceEnvironment(databaseUrl: string, admin: { email: string; password: string }): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+  };
 }

@@ -1,12 +1,10 @@
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execSync, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { Client } from 'pg';
 import { freePort } from '../../src/common/net/free-port';
-import { login, median, ROOT, startApi, stopApi, withBenchDatabase } from './lib';
+import { BENCH_ADMIN, benchApiEnv, login, median, ROOT, seedAgentWork, startApi, startTlsServer, stopApi, withBenchDatabase } from './lib';
 
 /**
  * Issue 4's figures: the bare tls.connect handshake rate against a local TLS server, the real
@@ -17,22 +15,6 @@ import { login, median, ROOT, startApi, stopApi, withBenchDatabase } from './lib
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 2000);
 const CONCURRENCY = 64;
 const RUNS = 3;
-
-// A plain Node TLS server as its own process, so handshakes do not share the bench's event loop.
-const SERVER_SCRIPT = `
-const tls = require('node:tls');
-const server = tls.createServer({ cert: process.env.CERT, key: process.env.KEY });
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));`;
-
-async function startTlsServer(port: number): Promise<ChildProcess> {
-  const minted = await mintCertificate({ subject: 'CN=bench.example.test', sans: ['*.example.test'] });
-  const child = spawn(process.execPath, ['-e', SERVER_SCRIPT], {
-    env: { CERT: minted.pem, KEY: await privateKeyPem(minted.keys.privateKey), PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-  return child;
-}
 
 async function bareHandshakeRate(port: number, total: number): Promise<number> {
   let next = 0;
@@ -89,33 +71,11 @@ async function main(): Promise<void> {
   await withBenchDatabase('agent', async (database) => {
     const tlsPort = await freePort();
     const tlsServer = await startTlsServer(tlsPort);
-    const api = await startApi({
-      DATABASE_URL: database.url,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: 'bench@example.com',
-      ADMIN_PASSWORD: 'bench-password-1',
-    });
+    const api = await startApi(benchApiEnv(database.url));
     try {
       const bare = [await bareHandshakeRate(tlsPort, ENDPOINTS), await bareHandshakeRate(tlsPort, ENDPOINTS)];
-      const token = await login(api.baseUrl, 'bench@example.com', 'bench-password-1');
-      const call = (method: string, path: string, body?: unknown) =>
-        fetch(`${api.baseUrl}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        }).then((r) => r.json() as Promise<Record<string, unknown>>);
-      const scanners = (await call('GET', '/api/v1/scanners')) as unknown as { id: string; isDefault: boolean }[];
-      const defaultId = scanners.find((s) => s.isDefault)!.id;
-      await call('PATCH', `/api/v1/scanners/${defaultId}`, { scanConcurrency: CONCURRENCY });
-      const scannerToken = (await call('POST', `/api/v1/scanners/${defaultId}/regenerate-token`)).token as string;
-      const rows = Array.from({ length: ENDPOINTS }, (_, i) => ({
-        name: `bench-${i}`,
-        dnsName: `bench-${i}.example.test`,
-        ipAddress: '127.0.0.1',
-        port: tlsPort,
-      }));
-      await call('POST', '/api/v1/endpoints/bulk', rows);
+      const token = await login(api.baseUrl, BENCH_ADMIN.email, BENCH_ADMIN.password);
+      const scannerToken = await seedAgentWork(api.baseUrl, token, { hosts: ENDPOINTS, tlsPort, concurrency: CONCURRENCY });
       // Profiles are daily; this measures the every-run path, a single handshake per endpoint.
       const client = new Client({ connectionString: database.url });
       await client.connect();

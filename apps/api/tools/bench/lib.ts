@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { freePort } from '../../src/common/net/free-port';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 
@@ -115,4 +117,80 @@ export async function measure(url: string, token: string, options = { sequential
     }),
   );
   return { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), perSecond: completed / ((performance.now() - begun) / 1000) };
+}
+
+// The administrator the agent benches create through ADMIN_EMAIL and ADMIN_PASSWORD.
+export const BENCH_ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
+
+/** The environment of a built API for the agent benches: fresh secrets, the bench administrator. */
+export function benchApiEnv(databaseUrl: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    ADMIN_EMAIL: BENCH_ADMIN.email,
+    ADMIN_PASSWORD: BENCH_ADMIN.password,
+  };
+}
+
+// A plain Node TLS server as its own process, so handshakes do not share the bench's event loop.
+const TLS_SERVER_SCRIPT = `
+const tls = require('node:tls');
+const server = tls.createServer({ cert: process.env.CERT, key: process.env.KEY });
+server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));`;
+
+/** Starts a TLS server for *.example.test on loopback as its own process; waits (at most 30 s) until it listens. */
+export async function startTlsServer(port: number): Promise<ChildProcess> {
+  const minted = await mintCertificate({ subject: 'CN=bench.example.test', sans: ['*.example.test'] });
+  const child = spawn(process.execPath, ['-e', TLS_SERVER_SCRIPT], {
+    env: { CERT: minted.pem, KEY: await privateKeyPem(minted.keys.privateKey), PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error('the bench TLS server did not listen within 30 s'));
+    }, 30_000);
+    child.stdout.once('data', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return child;
+}
+
+/**
+ * Gives the default scanner `hosts` host endpoints (bench-<i>.example.test at 127.0.0.1:tlsPort),
+ * the given concurrency and, when named, cron; returns a fresh scanner token for an agent process.
+ */
+export async function seedAgentWork(
+  baseUrl: string,
+  adminToken: string,
+  options: { hosts: number; tlsPort: number; concurrency: number; cron?: string },
+): Promise<string> {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return response.json();
+  };
+  const scanners = (await call('GET', '/api/v1/scanners')) as { id: string; isDefault: boolean }[];
+  const defaultId = scanners.find((s) => s.isDefault)!.id;
+  await call('PATCH', `/api/v1/scanners/${defaultId}`, {
+    scanConcurrency: options.concurrency,
+    ...(options.cron === undefined ? {} : { scanCronExpression: options.cron }),
+  });
+  const scannerToken = ((await call('POST', `/api/v1/scanners/${defaultId}/regenerate-token`)) as { token: string }).token;
+  const rows = Array.from({ length: options.hosts }, (_, i) => ({
+    name: `bench-${i}`,
+    dnsName: `bench-${i}.example.test`,
+    ipAddress: '127.0.0.1',
+    port: options.tlsPort,
+  }));
+  await call('POST', '/api/v1/endpoints/bulk', rows);
+  return scannerToken;
 }
