@@ -95,6 +95,7 @@ describe('scanner protocol', () => {
       port: 443,
       ipAddress: null,
       tlsProfileDue: true,
+      starttls: null,
     });
     expect(items.items.find((i) => i.endpointId === saml)).toEqual({
       endpointId: saml,

@@ -7,6 +7,13 @@
 export const TLS_VERSIONS = ['SSLv3', 'TLSv1.0', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 export type TlsVersionName = (typeof TLS_VERSIONS)[number];
 
+/**
+ * CONTRACT section 13: the plain-text upgrades a host endpoint may ask for before the TLS
+ * handshake (null: implicit TLS). Shared by the API (validation, the column's CHECK) and the agent.
+ */
+export const STARTTLS_PROTOCOLS = ['smtp', 'imap', 'pop3', 'ftp', 'ldap', 'postgres', 'xmpp'] as const;
+export type StarttlsProtocol = (typeof STARTTLS_PROTOCOLS)[number];
+
 /** GET /api/v1/scanner/config */
 export interface ScannerConfig {
   id: string;
@@ -30,6 +37,11 @@ export interface HostWorkItem {
    * none or its latest is older than a day; every other run is a single handshake.
    */
   tlsProfileDue: boolean;
+  /**
+   * The plain-text upgrade to speak before every TLS ClientHello, the profile's included; null
+   * for implicit TLS. Absent from APIs that predate it, which the agent reads as null.
+   */
+  starttls?: StarttlsProtocol | null;
 }
 export type SamlWorkItem = { endpointId: string; type: 'saml'; metadataUrl: string };
 export type WorkItem = HostWorkItem | SamlWorkItem;

@@ -541,13 +541,13 @@ export interface paths {
         };
         /**
          * List endpoints
-         * @description Needs `endpoints:view`. Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches) and `q` (part of the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
+         * @description Needs `endpoints:view`. Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS) and `q` (part of the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
          */
         get: operations["listEndpoints"];
         put?: never;
         /**
          * Create an endpoint
-         * @description Needs `endpoints:edit`. A `host` endpoint needs `dnsName` (port 443 unless given), a `saml` endpoint `metadataUrl`, a `manual` endpoint nothing more; fields that do not apply to the type are ignored. Without `scannerId`, host and saml endpoints are assigned the current default scanner; an unknown `scannerId` is 400. 409 when an endpoint with the same dnsName, port and ipAddress (host) or metadataUrl (saml) exists on the same scanner.
+         * @description Needs `endpoints:edit`. A `host` endpoint needs `dnsName` (port 443 unless given), a `saml` endpoint `metadataUrl`, a `manual` endpoint nothing more; fields that do not apply to the type are ignored, except `starttls` (host only: 400 on saml and manual). Without `scannerId`, host and saml endpoints are assigned the current default scanner; an unknown `scannerId` is 400. 409 when an endpoint with the same dnsName, port and ipAddress (host) or metadataUrl (saml) exists on the same scanner.
          */
         post: operations["createEndpoint"];
         delete?: never;
@@ -1706,6 +1706,11 @@ export interface components {
             scanExempt: boolean;
             /** Format: uuid */
             scannerId: string | null;
+            /**
+             * @description host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).
+             * @enum {string|null}
+             */
+            starttls: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | null;
             tags: string[];
             /** @enum {string} */
             type: "host" | "saml" | "manual";
@@ -1743,6 +1748,11 @@ export interface components {
              * @description Pins a scanner; null or omitted means the default scanner. Ignored for manual.
              */
             scannerId?: string | null;
+            /**
+             * @description host only: the plain-text upgrade spoken before the TLS handshake (docs/api-contract.md section 13); null (omitted on create and PUT) is implicit TLS. Refused for saml and manual endpoints.
+             * @enum {string|null}
+             */
+            starttls?: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | null;
             /**
              * @default []
              * @example [
@@ -1786,6 +1796,11 @@ export interface components {
             scanExempt: boolean;
             /** Format: uuid */
             scannerId: string | null;
+            /**
+             * @description host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).
+             * @enum {string|null}
+             */
+            starttls: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | null;
             tags: string[];
             /** @enum {string} */
             type: "host" | "saml" | "manual";
@@ -1822,6 +1837,11 @@ export interface components {
             scanExempt: boolean;
             /** Format: uuid */
             scannerId: string | null;
+            /**
+             * @description host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).
+             * @enum {string|null}
+             */
+            starttls: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | null;
             tags: string[];
             /** @enum {string} */
             type: "host" | "saml" | "manual";
@@ -1905,6 +1925,11 @@ export interface components {
             endpointId: string;
             ipAddress: string | null;
             port: number;
+            /**
+             * @description The plain-text upgrade to speak before every ClientHello, the profile included; null: implicit TLS.
+             * @enum {string|null}
+             */
+            starttls: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | null;
             /** @description Profile TLS versions and suites this run (none stored, or older than a day). */
             tlsProfileDue: boolean;
             /** @enum {string} */
@@ -4880,6 +4905,8 @@ export interface operations {
                 has_error?: boolean;
                 /** @description Repeatable; an endpoint matches when it has any of them. */
                 tag?: string[];
+                /** @description Host endpoints upgrading with this protocol; `none`: host endpoints on implicit TLS. */
+                starttls?: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | "none";
                 /** @description Substring of name, dnsName or metadataUrl, case-insensitive. */
                 q?: string;
             };
@@ -4898,7 +4925,7 @@ export interface operations {
                     "application/json": components["schemas"]["PageEnvelopeDto"] & {
                         items: components["schemas"]["EndpointResponseDto"][];
                     };
-                    /** @example id,name,type,enabled,scanExempt,scannerId,notes,tags,dnsName,port,ipAddress,metadataUrl,errorSince,lastScannedAt,lastScanError,chainComplete,resolvedIp,createdAt,updatedAt */
+                    /** @example id,name,type,enabled,scanExempt,scannerId,notes,tags,dnsName,port,ipAddress,starttls,metadataUrl,errorSince,lastScannedAt,lastScanError,chainComplete,resolvedIp,createdAt,updatedAt */
                     "text/csv": string;
                 };
             };

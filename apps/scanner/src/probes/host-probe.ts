@@ -8,8 +8,16 @@ import {
   type SecureContext,
   type TLSSocket,
 } from 'node:tls';
-import { certificateToPem, type HostScanResult, type HostWorkItem, type TlsProfile, type TlsVersionName } from '@certkeeper/domain';
+import {
+  certificateToPem,
+  type HostScanResult,
+  type HostWorkItem,
+  type StarttlsProtocol,
+  type TlsProfile,
+  type TlsVersionName,
+} from '@certkeeper/domain';
 import { OutboundGuard } from '@certkeeper/net';
+import { upgradeConnection } from './tls/hello-exchange';
 
 export interface HostProbeOptions {
   connectTimeoutMs?: number;
@@ -17,7 +25,12 @@ export interface HostProbeOptions {
   /** The whole probe, profile included. */
   deadlineMs?: number;
   /** Runs the TLS profile when the work item asks for one; null skips it. */
-  profile?: ((target: { host: string; port: number; serverName: string }, deadlineMs: number) => Promise<TlsProfile | null>) | null;
+  profile?:
+    | ((
+        target: { host: string; port: number; serverName: string; starttls: StarttlsProtocol | null },
+        deadlineMs: number,
+      ) => Promise<TlsProfile | null>)
+    | null;
   now?: () => Date;
   /** OUTBOUND_DENY, checked after name resolution. Default: the default deny list. */
   guard?: OutboundGuard;
@@ -55,8 +68,10 @@ const NODE_VERSION_NAMES: Record<string, TlsVersionName> = {
  * off so that expired and private certificates are still observed; the verdict is recorded
  * instead. A target OUTBOUND_DENY forbids (the pinned address, or any address
  * the name resolves to) is a failed scan saying so, and the profile's connections go to the
- * address the handshake reached, never through a second resolution. Never throws for a network
- * failure: the result says what failed.
+ * address the handshake reached, never through a second resolution. With `starttls` (CONTRACT
+ * section 13) the protocol's upgrade runs between connect and ClientHello, within the handshake
+ * deadline; a refused upgrade is a failed scan whose error is the upgrader's message. Never throws
+ * for a network failure: the result says what failed.
  */
 export async function probeHost(item: HostWorkItem, options: HostProbeOptions = {}): Promise<HostScanResult> {
   const now = options.now ?? (() => new Date());
@@ -75,7 +90,8 @@ export async function probeHost(item: HostWorkItem, options: HostProbeOptions = 
     const remaining = deadlineMs - (Date.now() - started);
     if (item.tlsProfileDue && options.profile && remaining > 1000) {
       const host = handshake.resolvedIp ?? item.ipAddress ?? item.dnsName;
-      tlsProfile = await options.profile({ host, port: item.port, serverName: item.dnsName }, remaining).catch(() => null);
+      const target = { host, port: item.port, serverName: item.dnsName, starttls: item.starttls ?? null };
+      tlsProfile = await options.profile(target, remaining).catch(() => null);
     }
     return { ...base, success: true, error: null, ...handshake, tlsProfile };
   } catch (error) {
@@ -115,14 +131,21 @@ function handshakeWith(item: HostWorkItem, guard: OutboundGuard, connectTimeoutM
       socket.off('error', onError);
       resolve(socket);
     });
-  }).then((socket) =>
-    // The handshake deadline counts from the start, connect included, as it always has.
-    captureHandshake(socket, {
+  }).then(async (socket) => {
+    // The handshake deadline counts from the start, connect included, as it always has; the
+    // STARTTLS dialogue spends from the same budget.
+    const remaining = () => Math.max(1, handshakeTimeoutMs - (Date.now() - started));
+    if (item.starttls) {
+      // The upgrader listens for errors itself; this one keeps a late one from going unhandled.
+      socket.on('error', () => undefined);
+      await upgradeConnection(socket, item.starttls, { serverName: item.dnsName, deadlineMs: remaining(), target });
+    }
+    return captureHandshake(socket, {
       serverName: isIP(item.dnsName) === 0 ? item.dnsName : null,
-      handshakeTimeoutMs: Math.max(1, handshakeTimeoutMs - (Date.now() - started)),
+      handshakeTimeoutMs: remaining(),
       target,
-    }),
-  );
+    });
+  });
 }
 
 /** Why captureHandshake failed: no answer in time, the peer closed, or a socket/TLS error (`code`). */

@@ -8,6 +8,7 @@ import {
   NAMED_GROUPS,
   TLS_VERSIONS,
   type ServerHello,
+  type StarttlsProtocol,
   type TlsProfile,
   type TlsVersionName,
   type TlsVersionSupport,
@@ -19,14 +20,16 @@ export interface TlsProfileTarget {
   /** Where to connect: an IP address or a DNS name. */
   host: string;
   port: number;
-  /** Sent as SNI (unless it is an IP literal). */
+  /** Sent as SNI (unless it is an IP literal), and as the EHLO argument or XMPP's `to` when upgrading. */
   serverName: string;
+  /** CONTRACT section 13: every connection speaks this upgrade before its ClientHello; null or absent: implicit TLS. */
+  starttls?: StarttlsProtocol | null;
 }
 
 export interface TlsProfileOptions {
   /** Per connection, to establish TCP. Default 5 s. */
   connectTimeoutMs?: number;
-  /** Per connection, from writing the ClientHello to a complete answer. Default 5 s. */
+  /** Per connection, from writing the ClientHello to a complete answer (with STARTTLS, from connect: the upgrade counts). Default 5 s. */
   readTimeoutMs?: number;
   /** The whole profile, every connection included. Default 60 s. */
   deadlineMs?: number;

@@ -10,6 +10,7 @@ import { DiscoverySweeps1795298400000 } from './1795298400000-DiscoverySweeps';
 import { SessionsAndSignIn1795302000000 } from './1795302000000-SessionsAndSignIn';
 import { DashboardIndexes1795305600000 } from './1795305600000-DashboardIndexes';
 import { ScanRequests1795309200000 } from './1795309200000-ScanRequests';
+import { EndpointStarttls1795312800000 } from './1795312800000-EndpointStarttls';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   SessionsAndSignIn1795302000000,
   DashboardIndexes1795305600000,
   ScanRequests1795309200000,
+  EndpointStarttls1795312800000,
 ];

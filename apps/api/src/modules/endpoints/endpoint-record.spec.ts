@@ -22,7 +22,32 @@ describe('buildEndpointRecord', () => {
       dnsName: 'www.example.com',
       port: 443,
       ipAddress: null,
+      starttls: null,
       metadataUrl: null,
+    });
+  });
+
+  describe('starttls (docs/api-contract.md section 13)', () => {
+    const host = ok(buildEndpointRecord({ name: 'Mail', dnsName: 'mx.a.com', port: 25, starttls: 'smtp' }, 'create', null, null));
+
+    it('keeps it on a host, through a PATCH that does not name it, and drops it on a PUT that does not', () => {
+      expect(host.starttls).toBe('smtp');
+      expect(ok(buildEndpointRecord({ notes: 'x' }, 'patch', host, null)).starttls).toBe('smtp');
+      expect(ok(buildEndpointRecord({ starttls: 'imap' }, 'patch', host, null)).starttls).toBe('imap');
+      expect(ok(buildEndpointRecord({ starttls: null }, 'patch', host, null)).starttls).toBeNull();
+      expect(ok(buildEndpointRecord({ name: 'Mail', dnsName: 'mx.a.com' }, 'replace', host, null)).starttls).toBeNull();
+    });
+
+    it('refuses a protocol on saml and manual endpoints, and takes null there', () => {
+      expect(
+        buildEndpointRecord({ name: 's', type: 'saml', metadataUrl: 'https://idp/md', starttls: 'ldap' }, 'create', null, null),
+      ).toEqual({
+        error: 'starttls applies to host endpoints only (this is a saml endpoint)',
+      });
+      expect(buildEndpointRecord({ name: 'm', type: 'manual', starttls: 'xmpp' }, 'create', null, null)).toEqual({
+        error: 'starttls applies to host endpoints only (this is a manual endpoint)',
+      });
+      expect(ok(buildEndpointRecord({ name: 'm', type: 'manual', starttls: null }, 'create', null, null)).starttls).toBeNull();
     });
   });
 

@@ -37,6 +37,7 @@ export function buildEndpointRecord(
           dnsName: null,
           port: null,
           ipAddress: null,
+          starttls: null,
           metadataUrl: null,
         };
   const merged: EndpointRecord = {
@@ -50,10 +51,15 @@ export function buildEndpointRecord(
     dnsName: input.dnsName !== undefined ? normaliseDnsName(input.dnsName) : base.dnsName,
     port: input.port ?? base.port,
     ipAddress: input.ipAddress !== undefined ? (input.ipAddress?.toLowerCase() ?? null) : base.ipAddress,
+    starttls: input.starttls !== undefined ? input.starttls : base.starttls,
     metadataUrl: input.metadataUrl ?? base.metadataUrl,
     scannerId: input.scannerId !== undefined ? input.scannerId : mode === 'patch' ? base.scannerId : null,
   };
   if (!merged.name) return { error: 'name is required' };
+  // Only a host connection can be upgraded; saying so beats silently storing null.
+  if (type !== 'host' && input.starttls !== undefined && input.starttls !== null) {
+    return { error: `starttls applies to host endpoints only (this is a ${type} endpoint)` };
+  }
 
   // A PATCH that does not mention the scanner keeps whatever it had, even null after a deletion.
   const keepsScanner = mode === 'patch' && input.scannerId === undefined;
@@ -64,9 +70,11 @@ export function buildEndpointRecord(
       return { record: { ...merged, port: merged.port ?? DEFAULT_HOST_PORT, metadataUrl: null, scannerId } };
     case 'saml':
       if (!merged.metadataUrl) return { error: 'metadataUrl is required for saml endpoints' };
-      return { record: { ...merged, dnsName: null, port: null, ipAddress: null, scannerId } };
+      return { record: { ...merged, dnsName: null, port: null, ipAddress: null, starttls: null, scannerId } };
     case 'manual':
-      return { record: { ...merged, dnsName: null, port: null, ipAddress: null, metadataUrl: null, scannerId: null } };
+      return {
+        record: { ...merged, dnsName: null, port: null, ipAddress: null, starttls: null, metadataUrl: null, scannerId: null },
+      };
   }
 }
 

@@ -1,4 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+// A type only: the test run's global setup loads the entities without the @certkeeper path mapping.
+import type { StarttlsProtocol } from '@certkeeper/domain';
 import { ScannerEntity } from '../scanners/scanner.entity';
 
 export const ENDPOINT_TYPES = ['host', 'saml', 'manual'] as const;
@@ -7,6 +9,8 @@ export type EndpointType = (typeof ENDPOINT_TYPES)[number];
 @Entity('endpoints')
 @Check('endpoints_type_check', `type IN ('host', 'saml', 'manual')`)
 @Check('endpoints_port_check', 'port BETWEEN 1 AND 65535')
+// STARTTLS_PROTOCOLS of libs/domain, spelt out as the migration EndpointStarttls wrote it.
+@Check('endpoints_starttls_check', `starttls IN ('smtp', 'imap', 'pop3', 'ftp', 'ldap', 'postgres', 'xmpp')`)
 @Index('endpoints_name_idx', ['name', 'id'])
 @Index('endpoints_host_identity_idx', ['dnsName', 'port'])
 // Discovery asks whether a host endpoint on a port names an address (docs/api-contract.md section 8).
@@ -57,6 +61,10 @@ export class EndpointEntity {
   /** host: the address scans connect to when set (SNI stays the DNS name). */
   @Column({ type: 'text', nullable: true })
   ipAddress!: string | null;
+
+  /** host: the plain-text upgrade before the handshake (docs/api-contract.md section 13); null: implicit TLS. */
+  @Column({ type: 'text', nullable: true })
+  starttls!: StarttlsProtocol | null;
 
   @Column({ type: 'text', nullable: true })
   metadataUrl!: string | null;

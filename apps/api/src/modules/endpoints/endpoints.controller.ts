@@ -59,7 +59,8 @@ export class EndpointsController {
     summary: 'List endpoints',
     description:
       'Needs `endpoints:view`. ' +
-      'Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches) and `q` (part of ' +
+      'Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
+      '(a protocol, or `none` for host endpoints on implicit TLS) and `q` (part of ' +
       'the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
       'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.',
   })
@@ -69,7 +70,14 @@ export class EndpointsController {
     @Query() query: EndpointListQueryDto,
     @RequestedFormat() format: ExportFormat,
   ): Promise<Page<EndpointResponseDto> | StreamableFile> {
-    const criteria = { type: query.type, enabled: query.enabled, hasError: query.has_error, tags: query.tag, q: query.q };
+    const criteria = {
+      type: query.type,
+      enabled: query.enabled,
+      hasError: query.has_error,
+      tags: query.tag,
+      q: query.q,
+      starttls: query.starttls,
+    };
     if (format === 'csv') {
       return streamCsv({
         list: 'endpoints',
@@ -89,7 +97,7 @@ export class EndpointsController {
     description:
       'Needs `endpoints:edit`. ' +
       'A `host` endpoint needs `dnsName` (port 443 unless given), a `saml` endpoint `metadataUrl`, a `manual` endpoint nothing more; ' +
-      'fields that do not apply to the type are ignored. ' +
+      'fields that do not apply to the type are ignored, except `starttls` (host only: 400 on saml and manual). ' +
       'Without `scannerId`, host and saml endpoints are assigned the current default scanner; an unknown `scannerId` is 400. ' +
       '409 when an endpoint with the same dnsName, port and ipAddress (host) or metadataUrl (saml) exists on the same scanner.',
   })

@@ -18,6 +18,7 @@ import {
 import { WithExportFormat } from '../../common/http/csv/export-format';
 import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
 import { IsDnsNameOrIp, IsHttpUrl, IsIpAddress, IsTagList, ToBoolean } from '../../common/validation/decorators';
+import { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 import { ENDPOINT_TYPES, type EndpointType } from './endpoint.entity';
 
@@ -94,6 +95,19 @@ export class EndpointInputDto {
   @IsIpAddress()
   ipAddress?: string | null;
 
+  @ApiPropertyOptional({
+    enum: STARTTLS_PROTOCOLS,
+    nullable: true,
+    description:
+      'host only: the plain-text upgrade spoken before the TLS handshake (docs/api-contract.md section 13); null (omitted on ' +
+      'create and PUT) is implicit TLS. ' +
+      'Refused for saml and manual endpoints.',
+  })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsIn(STARTTLS_PROTOCOLS, { message: `starttls must be null or one of ${STARTTLS_PROTOCOLS.join(', ')}` })
+  starttls?: StarttlsProtocol | null;
+
   @ApiPropertyOptional({ description: 'saml: the metadata URL, http or https (required for saml).' })
   @IsOptional()
   @IsHttpUrl()
@@ -125,6 +139,14 @@ export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
   @ArrayMaxSize(MAX_TAGS)
   @IsTagList()
   tag?: string[];
+
+  @ApiPropertyOptional({
+    enum: [...STARTTLS_PROTOCOLS, 'none'],
+    description: 'Host endpoints upgrading with this protocol; `none`: host endpoints on implicit TLS.',
+  })
+  @IsOptional()
+  @IsIn([...STARTTLS_PROTOCOLS, 'none'], { message: `starttls must be none or one of ${STARTTLS_PROTOCOLS.join(', ')}` })
+  starttls?: StarttlsProtocol | 'none';
 
   @ApiPropertyOptional({ description: 'Substring of name, dnsName or metadataUrl, case-insensitive.' })
   @IsOptional()
@@ -170,6 +192,12 @@ export class EndpointResponseDto {
   @ApiProperty({ type: String, nullable: true }) dnsName!: string | null;
   @ApiProperty({ type: 'integer', nullable: true }) port!: number | null;
   @ApiProperty({ type: String, nullable: true }) ipAddress!: string | null;
+  @ApiProperty({
+    enum: STARTTLS_PROTOCOLS,
+    nullable: true,
+    description: 'host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).',
+  })
+  starttls!: StarttlsProtocol | null;
   @ApiProperty({ type: String, nullable: true }) metadataUrl!: string | null;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) errorSince!: string | null;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastScannedAt!: string | null;

@@ -28,6 +28,7 @@ export function toEndpointResponse(row: EndpointRow): EndpointResponseDto {
     dnsName: row.dnsName,
     port: row.port,
     ipAddress: row.ipAddress,
+    starttls: row.type === 'host' ? row.starttls : null,
     metadataUrl: row.metadataUrl,
     errorSince: iso(row.errorSince),
     lastScannedAt: iso(row.lastScannedAt),

@@ -5,6 +5,7 @@ import { ENDPOINT_WRITE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { escapeLike } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
+import type { StarttlsProtocol } from '@certkeeper/domain';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import { SCAN_WORK_CHANNEL } from './scan-work-channel';
@@ -13,7 +14,18 @@ import { TlsProfileEntity } from './tls-profile.entity';
 /** The writable fields of an endpoint, already normalised for its type. */
 export type EndpointRecord = Pick<
   EndpointEntity,
-  'name' | 'type' | 'enabled' | 'scanExempt' | 'scannerId' | 'notes' | 'tags' | 'dnsName' | 'port' | 'ipAddress' | 'metadataUrl'
+  | 'name'
+  | 'type'
+  | 'enabled'
+  | 'scanExempt'
+  | 'scannerId'
+  | 'notes'
+  | 'tags'
+  | 'dnsName'
+  | 'port'
+  | 'ipAddress'
+  | 'starttls'
+  | 'metadataUrl'
 >;
 
 /** An endpoint as read back, with what its latest successful scan found. */
@@ -29,6 +41,8 @@ export interface EndpointCriteria {
   hasError?: boolean;
   tags?: string[];
   q?: string;
+  /** A protocol, or 'none' for implicit TLS (host endpoints without an upgrade). */
+  starttls?: StarttlsProtocol | 'none';
 }
 
 export interface EndpointFilter extends EndpointCriteria {
@@ -51,7 +65,7 @@ export function endpointIdentity(
 }
 
 const STORED_COLUMNS = `e.id, e.name, e.type, e.enabled, e.scan_exempt AS "scanExempt", e.scanner_id AS "scannerId", e.notes, e.tags,
-         e.dns_name AS "dnsName", e.port, e.ip_address AS "ipAddress", e.metadata_url AS "metadataUrl",
+         e.dns_name AS "dnsName", e.port, e.ip_address AS "ipAddress", e.starttls, e.metadata_url AS "metadataUrl",
          e.saml_metadata AS "samlMetadata", e.error_since AS "errorSince", e.last_scanned_at AS "lastScannedAt",
          e.last_scan_error AS "lastScanError", e.created_at AS "createdAt", e.updated_at AS "updatedAt"`;
 
@@ -131,11 +145,11 @@ export class EndpointsRepository {
     for (let start = 0; start < records.length; start += CHUNK) {
       const chunk = records.slice(start, start + CHUNK);
       const rows = await transaction.query<EndpointRow[]>(
-        `INSERT INTO endpoints AS e (id, name, type, enabled, scan_exempt, scanner_id, notes, tags, dns_name, port, ip_address, metadata_url, search_text)
-         SELECT r.id, r.name, r.type, r.enabled, r."scanExempt", r."scannerId", r.notes, r.tags, r."dnsName", r.port, r."ipAddress", r."metadataUrl",
+        `INSERT INTO endpoints AS e (id, name, type, enabled, scan_exempt, scanner_id, notes, tags, dns_name, port, ip_address, starttls, metadata_url, search_text)
+         SELECT r.id, r.name, r.type, r.enabled, r."scanExempt", r."scannerId", r.notes, r.tags, r."dnsName", r.port, r."ipAddress", r.starttls, r."metadataUrl",
                 lower(r.name || ' ' || coalesce(r."dnsName", '') || ' ' || coalesce(r."metadataUrl", ''))
            FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, type text, enabled boolean, "scanExempt" boolean, "scannerId" uuid,
-                notes text, tags text[], "dnsName" text, port integer, "ipAddress" text, "metadataUrl" text)
+                notes text, tags text[], "dnsName" text, port integer, "ipAddress" text, starttls text, "metadataUrl" text)
          RETURNING ${STORED_COLUMNS}, NULL::boolean AS "chainComplete", NULL::text AS "resolvedIp"`,
         [JSON.stringify(chunk)],
       );
@@ -147,7 +161,7 @@ export class EndpointsRepository {
   async update(id: string, record: EndpointRecord, transaction: Transaction): Promise<void> {
     await transaction.query(
       `UPDATE endpoints SET name = $2, enabled = $3, scan_exempt = $4, scanner_id = $5, notes = $6, tags = $7, dns_name = $8, port = $9,
-              ip_address = $10, metadata_url = $11, updated_at = now(),
+              ip_address = $10, metadata_url = $11, starttls = $12, updated_at = now(),
               search_text = lower($2 || ' ' || coalesce($8, '') || ' ' || coalesce($11, ''))
         WHERE id = $1`,
       [
@@ -162,6 +176,7 @@ export class EndpointsRepository {
         record.port,
         record.ipAddress,
         record.metadataUrl,
+        record.starttls,
       ],
     );
   }
@@ -238,6 +253,8 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
   if (criteria.enabled !== undefined) conditions.push(`e.enabled = ${param(criteria.enabled)}`);
   if (criteria.hasError !== undefined) conditions.push(criteria.hasError ? 'e.error_since IS NOT NULL' : 'e.error_since IS NULL');
   if (criteria.tags?.length) conditions.push(`e.tags && ${param(criteria.tags)}::text[]`);
+  if (criteria.starttls === 'none') conditions.push(`e.type = 'host' AND e.starttls IS NULL`);
+  else if (criteria.starttls) conditions.push(`e.starttls = ${param(criteria.starttls)}`);
   if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }

@@ -25,6 +25,8 @@ import {
   type ResultsRequest,
   type SamlScanResult,
   type ScanResult,
+  STARTTLS_PROTOCOLS,
+  type StarttlsProtocol,
   type SweepWorkItem,
   TLS_VERSIONS,
   type TlsProfile,
@@ -111,6 +113,12 @@ export class HostWorkItemDto {
   @ApiProperty({ type: 'integer' }) port!: number;
   @ApiProperty({ type: String, nullable: true }) ipAddress!: string | null;
   @ApiProperty({ description: 'Profile TLS versions and suites this run (none stored, or older than a day).' }) tlsProfileDue!: boolean;
+  @ApiProperty({
+    enum: STARTTLS_PROTOCOLS,
+    nullable: true,
+    description: 'The plain-text upgrade to speak before every ClientHello, the profile included; null: implicit TLS.',
+  })
+  starttls!: StarttlsProtocol | null;
 }
 
 export class SamlWorkItemDto {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { TlsProfile, WorkItem } from '@certkeeper/domain';
+import type { StarttlsProtocol, TlsProfile, WorkItem } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import type { Transaction } from '../../database/transaction';
@@ -52,11 +52,12 @@ export class IngestRepository {
         dnsName: string;
         port: number;
         ipAddress: string | null;
+        starttls: StarttlsProtocol | null;
         metadataUrl: string;
         profileDue: boolean;
       }[]
     >(
-      `SELECT e.id, e.type, e.dns_name AS "dnsName", e.port, e.ip_address AS "ipAddress", e.metadata_url AS "metadataUrl",
+      `SELECT e.id, e.type, e.dns_name AS "dnsName", e.port, e.ip_address AS "ipAddress", e.starttls, e.metadata_url AS "metadataUrl",
               (p.scanned_at IS NULL OR p.scanned_at < $3::timestamptz - interval '${PROFILE_MAX_AGE}') AS "profileDue"
          FROM endpoints e LEFT JOIN endpoint_tls_profiles p ON p.endpoint_id = e.id
         WHERE e.enabled AND NOT e.scan_exempt AND e.type IN ('host', 'saml')
@@ -74,6 +75,7 @@ export class IngestRepository {
             port: row.port,
             ipAddress: row.ipAddress,
             tlsProfileDue: row.profileDue,
+            starttls: row.starttls,
           }
         : { endpointId: row.id, type: 'saml', metadataUrl: row.metadataUrl },
     );

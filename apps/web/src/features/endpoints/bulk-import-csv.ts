@@ -83,6 +83,7 @@ export const COLUMNS = [
   'dnsName',
   'port',
   'ipAddress',
+  'starttls',
   'metadataUrl',
   'scannerId',
   'enabled',
@@ -177,6 +178,10 @@ function cellValue(column: Column, raw: string): unknown {
         .map((tag) => tag.trim())
         .filter((tag) => tag !== '');
     case 'type':
+      return cell.toLowerCase();
+    // An empty cell (how the export writes null) left the field to its default, implicit TLS
+    // (above); the API names a value it does not know.
+    case 'starttls':
       return cell.toLowerCase();
     case 'name':
     case 'dnsName':

@@ -90,9 +90,10 @@ export function BulkImportPage() {
         <pre className="mono expected-header">{EXPECTED_HEADER}</pre>
         <p className="muted">
           <code>type</code> is host (the default), saml or manual. Host lines need <code>dnsName</code> (port 443 by default), SAML lines{' '}
-          <code>metadataUrl</code>. <code>enabled</code> and <code>scanExempt</code> take true or false; <code>tags</code> holds several
-          tags separated by semicolons. An empty cell leaves the field to its default. A file from Download CSV on the endpoint list imports
-          as it is: the columns the server sets (id, dates, scan state) are skipped.
+          <code>metadataUrl</code>. <code>starttls</code> (host lines) is empty for implicit TLS or one of smtp, imap, pop3, ftp, ldap,
+          postgres and xmpp. <code>enabled</code> and <code>scanExempt</code> take true or false; <code>tags</code> holds several tags
+          separated by semicolons. An empty cell leaves the field to its default. A file from Download CSV on the endpoint list imports as
+          it is: the columns the server sets (id, dates, scan state) are skipped.
         </p>
       </section>
 

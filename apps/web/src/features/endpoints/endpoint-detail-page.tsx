@@ -9,6 +9,7 @@ import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 import { CertificateUpload, CurrentCertificates, HistoricalCertificates } from './endpoint-certificates';
 import { ScanHistory, TlsProfile } from './endpoint-scans';
+import { STARTTLS_NAMES } from './endpoint-form';
 import { EndpointTags } from './endpoint-tags';
 import { SamlMetadata } from './saml-metadata';
 import './endpoints.css';
@@ -77,6 +78,12 @@ export function EndpointDetailPage() {
                   {data.dnsName}:{data.port}
                   {data.ipAddress ? ` (connects to ${data.ipAddress})` : ''}
                 </dd>
+              </div>
+            )}
+            {data.type === 'host' && (
+              <div>
+                <dt>STARTTLS</dt>
+                <dd>{data.starttls ? STARTTLS_NAMES[data.starttls] : 'none (implicit TLS)'}</dd>
               </div>
             )}
             {data.type === 'saml' && (

@@ -6,7 +6,8 @@ import { useApiQuery } from '../../ui/use-api-query';
 
 export type EndpointInput = Schemas['EndpointInputDto'];
 type EndpointType = NonNullable<EndpointInput['type']>;
-const FIELDS = ['type', 'name', 'dnsName', 'port', 'ipAddress', 'metadataUrl', 'scannerId', 'tags', 'notes'] as const;
+type StarttlsProtocol = NonNullable<EndpointInput['starttls']>;
+const FIELDS = ['type', 'name', 'dnsName', 'port', 'ipAddress', 'starttls', 'metadataUrl', 'scannerId', 'tags', 'notes'] as const;
 type Field = (typeof FIELDS)[number];
 const ID = 'endpoint';
 
@@ -16,6 +17,28 @@ const TYPE_LABELS: Record<EndpointType, string> = {
   manual: 'Manual (uploaded certificates)',
 };
 
+/** The upgrades a host endpoint may ask for (docs/api-contract.md section 13). */
+export const STARTTLS_NAMES: Record<StarttlsProtocol, string> = {
+  smtp: 'SMTP',
+  imap: 'IMAP',
+  pop3: 'POP3',
+  ftp: 'FTP',
+  ldap: 'LDAP',
+  postgres: 'PostgreSQL',
+  xmpp: 'XMPP',
+};
+
+/** A hint in the choice: the port must still be set, and these are the usual ones. */
+const STARTTLS_USUAL_PORTS: Record<StarttlsProtocol, string> = {
+  smtp: '25 or 587',
+  imap: '143',
+  pop3: '110',
+  ftp: '21',
+  ldap: '389',
+  postgres: '5432',
+  xmpp: '5222',
+};
+
 /** What the form starts from: empty for a new endpoint, the stored one for an edit. */
 export interface EndpointFormValues {
   type: EndpointType;
@@ -23,6 +46,8 @@ export interface EndpointFormValues {
   dnsName: string;
   port: string;
   ipAddress: string;
+  /** '' is implicit TLS. */
+  starttls: StarttlsProtocol | '';
   metadataUrl: string;
   /** '' is the default scanner. */
   scannerId: string;
@@ -38,6 +63,7 @@ export const NEW_ENDPOINT: EndpointFormValues = {
   dnsName: '',
   port: '443',
   ipAddress: '',
+  starttls: '',
   metadataUrl: '',
   scannerId: '',
   enabled: true,
@@ -53,6 +79,7 @@ export function valuesOf(endpoint: Schemas['EndpointResponseDto']): EndpointForm
     dnsName: endpoint.dnsName ?? '',
     port: endpoint.port === null ? '443' : String(endpoint.port),
     ipAddress: endpoint.ipAddress ?? '',
+    starttls: endpoint.starttls ?? '',
     metadataUrl: endpoint.metadataUrl ?? '',
     scannerId: endpoint.scannerId ?? '',
     enabled: endpoint.enabled,
@@ -88,6 +115,7 @@ function bodyOf(values: EndpointFormValues): EndpointInput {
           dnsName: values.dnsName.trim() || undefined,
           port: values.port.trim() === '' ? 443 : Number.isFinite(port) ? port : (values.port as unknown as number),
           ipAddress: values.ipAddress.trim() === '' ? null : values.ipAddress.trim(),
+          starttls: values.starttls === '' ? null : values.starttls,
         }
       : {}),
     ...(values.type === 'saml' ? { metadataUrl: values.metadataUrl.trim() || undefined } : {}),
@@ -169,6 +197,20 @@ export function EndpointForm({
           <label htmlFor={`${ID}-ipAddress`}>IP address (optional: scans connect here, SNI stays the DNS name)</label>
           <input {...field('ipAddress')} value={values.ipAddress} onChange={(e) => set('ipAddress', e.target.value)} />
           <FieldError idPrefix={ID} field="ipAddress" problems={problems} />
+          <label htmlFor={`${ID}-starttls`}>STARTTLS</label>
+          <select
+            {...field('starttls')}
+            value={values.starttls}
+            onChange={(e) => set('starttls', e.target.value as EndpointFormValues['starttls'])}
+          >
+            <option value="">None (implicit TLS)</option>
+            {(Object.keys(STARTTLS_NAMES) as StarttlsProtocol[]).map((protocol) => (
+              <option key={protocol} value={protocol}>
+                {STARTTLS_NAMES[protocol]} (usually port {STARTTLS_USUAL_PORTS[protocol]})
+              </option>
+            ))}
+          </select>
+          <FieldError idPrefix={ID} field="starttls" problems={problems} />
         </>
       )}
 

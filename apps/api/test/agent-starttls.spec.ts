@@ -1,0 +1,267 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+import { cipherSuiteName } from '@certkeeper/domain';
+import { mintCertificate, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
+import { XMLParser } from 'fast-xml-parser';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+
+// docs/api-contract.md section 13, end to end: the real agent, built, scans host endpoints whose
+// `starttls` is smtp against a real SMTP server (the smtp-server package) on loopback.
+
+const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
+const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
+
+// OUTBOUND_DENY of the test run reaches the agent too, as in agent-e2e.spec.ts.
+const OUTBOUND_DENY = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
+
+// CI installs openssl and sslscan (.ci/run), so there a missing one fails these tests; elsewhere
+// they skip, saying so in their names (as apps/scanner/src/probes/tls/openssl-interop.spec.ts).
+const onPath = (command: string, versionFlag: string) => spawnSync(command, [versionFlag], { stdio: 'ignore' }).error === undefined;
+const itWhen = (available: boolean, tool: string) =>
+  available || process.env.CI === 'true'
+    ? it
+    : (name: string, body: () => Promise<void>, timeout?: number) =>
+        it.skip(`${name} [skipped: ${tool} not on the PATH; with CI=true this fails instead]`, body, timeout);
+const itWithOpenssl = itWhen(onPath('openssl', 'version'), 'openssl');
+const itWithSslscan = itWhen(onPath('sslscan', '--version'), 'sslscan');
+
+/**
+ * A tool's stdout, run without blocking: the SMTP servers live in this process, so spawnSync
+ * would stall them for as long as the tool waits on them.
+ */
+function runTool(command: string, args: string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    const timer = setTimeout(() => child.kill(), timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve(output);
+    });
+  });
+}
+
+/** The real agent as its own process: one cycle against this API. */
+function runAgentOnce(apiUrl: string, token: string): Promise<{ code: number | null; output: string }> {
+  if (!existsSync(AGENT)) throw new Error(`${AGENT} is missing: run \`node tools/build.js all\` first.`);
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(process.execPath, [AGENT, '--once'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        SCANNER_API_URL: apiUrl,
+        SCANNER_TOKEN: token,
+        SCANNER_CONNECT_TIMEOUT_MS: '2000',
+        // The SMTP dialogue spends from the handshake's budget; generous for a busy 2-core runner.
+        SCANNER_HANDSHAKE_TIMEOUT_MS: '5000',
+        ...OUTBOUND_DENY,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+/** An SMTP server on 127.0.0.1 that takes no mail; STARTTLS with `certificate` unless hidden. */
+async function startSmtp(
+  certificate: MintedCertificate,
+  options: Partial<SMTPServerOptions> = {},
+): Promise<{ server: SMTPServer; port: number }> {
+  const server = new SMTPServer({
+    secure: false,
+    key: await privateKeyPem(certificate.keys.privateKey),
+    cert: certificate.pem,
+    authOptional: true,
+    disabledCommands: ['AUTH'],
+    logger: false,
+    onData: (stream, _session, done) => {
+      stream.resume();
+      stream.once('end', () => done());
+    },
+    ...options,
+  });
+  // An abandoned handshake (the TLS profile drops every connection after the ServerHello) is an
+  // error event on the server; it must not end the test process.
+  server.on('error', () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { server, port: (server.server.address() as AddressInfo).port };
+}
+
+interface SslscanCipher {
+  sslversion: string;
+  id: string;
+  status: string;
+}
+
+describe('the real agent against SMTP servers with STARTTLS', () => {
+  let t: TestApp;
+  let admin: string;
+  let token: string;
+  let mail: MintedCertificate;
+  let smtp: { server: SMTPServer; port: number };
+  let plainOnly: { server: SMTPServer; port: number };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await login(t);
+    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
+    token = (
+      (
+        await t.http
+          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
+          .set(bearer(admin))
+          .expect(200)
+      ).body as { token: string }
+    ).token;
+    mail = await mintCertificate({ subject: 'CN=mail.example.test', sans: ['mail.example.test'] });
+    smtp = await startSmtp(mail);
+    // Speaks SMTP, but its EHLO answer lists no STARTTLS (and the command is refused).
+    plainOnly = await startSmtp(mail, { hideSTARTTLS: true, disabledCommands: ['AUTH', 'STARTTLS'] });
+  });
+  afterAll(async () => {
+    await Promise.all([smtp, plainOnly].map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    await t.close();
+  });
+
+  const endpoint = async (body: Record<string, unknown>) =>
+    ((await t.http.post('/api/v1/endpoints').set(bearer(admin)).send(body).expect(201)).body as { id: string }).id;
+  const detail = async (id: string) =>
+    (await t.http.get(`/api/v1/endpoints/${id}`).set(bearer(admin)).expect(200)).body as {
+      currentCertificates: { fingerprint: string }[];
+      errorSince: string | null;
+      lastScanError: string | null;
+      resolvedIp: string | null;
+    };
+  const history = async (id: string) =>
+    (await t.http.get(`/api/v1/endpoints/${id}/history`).set(bearer(admin)).expect(200)).body as {
+      success: boolean;
+      error: string | null;
+    }[];
+  const cycle = async () => {
+    const run = await runAgentOnce(t.baseUrl, token);
+    expect({ code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({ code: 0, output: '' });
+  };
+
+  let upgraded = '';
+  let refused = '';
+  let implicit = '';
+
+  it('captures the certificate behind SMTP STARTTLS, and fails where the server offers none or speaks no TLS at once', async () => {
+    upgraded = await endpoint({ name: 'mail', dnsName: 'mail.example.test', ipAddress: '127.0.0.1', port: smtp.port, starttls: 'smtp' });
+    refused = await endpoint({
+      name: 'no starttls',
+      dnsName: 'mail.example.test',
+      ipAddress: '127.0.0.1',
+      port: plainOnly.port,
+      starttls: 'smtp',
+    });
+    // The same SMTP port scanned as implicit TLS: the ClientHello meets a 220 greeting.
+    implicit = await endpoint({ name: 'implicit', dnsName: 'implicit.example.test', ipAddress: '127.0.0.1', port: smtp.port });
+    await cycle();
+
+    const scanned = await detail(upgraded);
+    expect(scanned).toMatchObject({ errorSince: null, lastScanError: null, resolvedIp: '127.0.0.1' });
+    expect(scanned.currentCertificates.map((c) => c.fingerprint)).toEqual([sha256(mail.der)]);
+    expect((await history(upgraded)).map((h) => h.success)).toEqual([true]);
+
+    const failed = await detail(refused);
+    expect(failed.errorSince).not.toBeNull();
+    expect(failed.lastScanError).toContain('did not offer STARTTLS');
+    expect(failed.currentCertificates).toEqual([]);
+    expect(await history(refused)).toEqual([expect.objectContaining({ success: false, error: failed.lastScanError })]);
+
+    const mismatched = await detail(implicit);
+    expect(mismatched.errorSince).not.toBeNull();
+    expect(mismatched.currentCertificates).toEqual([]);
+  }, 90_000);
+
+  it('ends a scan whose server stalls mid-dialogue by the handshake deadline, naming the step', async () => {
+    // Greets like an SMTP server, then never answers EHLO.
+    const stall = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.write('220 stall.example.test ESMTP\r\n');
+    });
+    await new Promise<void>((resolve) => stall.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const port = (stall.address() as AddressInfo).port;
+      const stalled = await endpoint({ name: 'stall', dnsName: 'stall.example.test', ipAddress: '127.0.0.1', port, starttls: 'smtp' });
+      const started = Date.now();
+      await cycle();
+      // SCANNER_HANDSHAKE_TIMEOUT_MS is 5 s; the rest of the cycle is quick on loopback.
+      expect(Date.now() - started).toBeLessThan(15_000);
+      const failed = await detail(stalled);
+      expect(failed.errorSince).not.toBeNull();
+      expect(failed.lastScanError).toMatch(/^no reply to EHLO within [1-5] s$/);
+    } finally {
+      stall.close();
+    }
+  }, 60_000);
+
+  itWithOpenssl(
+    'captures the certificate openssl s_client -starttls smtp reports for the same server',
+    async () => {
+      // stdin is /dev/null: s_client ends after the handshake.
+      const client = await runTool(
+        'openssl',
+        ['s_client', '-starttls', 'smtp', '-connect', `127.0.0.1:${smtp.port}`, '-servername', 'mail.example.test', '-showcerts'],
+        20_000,
+      );
+      const pem = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(client)?.[0];
+      expect(pem).toBeDefined();
+      const theirs = sha256(new X509Certificate(pem!).raw);
+      expect((await detail(upgraded)).currentCertificates.map((c) => c.fingerprint)).toEqual([theirs]);
+    },
+    30_000,
+  );
+
+  itWithSslscan(
+    'profiles TLS through the upgrade as sslscan --starttls-smtp does: the same versions and suites, the same first choice',
+    async () => {
+      // The first cycle profiled the endpoint: none was stored, so its work item asked for one.
+      const profile = (await t.http.get(`/api/v1/endpoints/${upgraded}/tls-profile`).set(bearer(admin)).expect(200)).body as {
+        versions: { version: string; supported: boolean; cipherSuites: string[] }[];
+      };
+      const scan = await runTool(
+        'sslscan',
+        [
+          '--starttls-smtp',
+          '--no-colour',
+          '--no-heartbleed',
+          '--no-renegotiation',
+          '--no-compression',
+          '--no-fallback',
+          '--no-groups',
+          '--no-check-certificate',
+          '--no-cipher-details',
+          '--xml=-',
+          `127.0.0.1:${smtp.port}`,
+        ],
+        60_000,
+      );
+      const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => name === 'cipher' });
+      const ciphers = (parser.parse(scan) as { document?: { ssltest?: { cipher?: SslscanCipher[] } } }).document?.ssltest?.cipher ?? [];
+      // sslscan's XML carries OpenSSL's names and the code point; the code point maps to IANA.
+      const theirs = ciphers.map((cipher) => `${cipher.sslversion} ${cipherSuiteName(Number.parseInt(cipher.id, 16))}`);
+      const ours = profile.versions.flatMap((entry) => entry.cipherSuites.map((suite) => `${entry.version} ${suite}`));
+      expect(theirs.length).toBeGreaterThan(3);
+      expect(new Set(ours)).toEqual(new Set(theirs));
+      expect(ours).toHaveLength(theirs.length);
+      expect(profile.versions.filter((v) => v.supported).map((v) => v.version)).toEqual(
+        [...new Set(ciphers.map((c) => c.sslversion))].sort(),
+      );
+      for (const cipher of ciphers.filter((c) => c.status === 'preferred')) {
+        const entry = profile.versions.find((version) => version.version === cipher.sslversion);
+        expect(entry?.cipherSuites[0]).toBe(cipherSuiteName(Number.parseInt(cipher.id, 16)));
+      }
+    },
+    90_000,
+  );
+});
