@@ -36,6 +36,11 @@ export function useListAddress(): ListAddress {
   return { params, page, offset: page * PAGE_SIZE, update };
 }
 
+/** A yes/no filter from the address: true, false, or undefined (no filter) for anything else. */
+export function parseBool(value: string | null): boolean | undefined {
+  return value === 'true' ? true : value === 'false' ? false : undefined;
+}
+
 /** "Endpoints 51–100 of 1,234" for the page shown; `rows` is how many the page holds. */
 export function rangeText(noun: string, page: number, rows: number, total: number): string {
   const first = page * PAGE_SIZE + 1;

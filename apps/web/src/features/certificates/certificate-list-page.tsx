@@ -4,7 +4,7 @@ import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
-import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
+import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
 import { useApiQuery } from '../../ui/use-api-query';
 import { CertificateUpload } from './certificate-upload';
 import { trustSummary } from './trust';
@@ -16,10 +16,6 @@ const FLAGS = [
   { name: 'selfSigned', label: 'Self-signed', yes: 'Self-signed', no: 'Issued by another' },
 ] as const;
 type Flag = (typeof FLAGS)[number]['name'];
-
-function parseBool(value: string | null): boolean | undefined {
-  return value === 'true' ? true : value === 'false' ? false : undefined;
-}
 
 /**
  * GET /api/v1/certificates, soonest expiry first: free text (fingerprint prefix, common name or

@@ -5,16 +5,12 @@ import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
-import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
+import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
 import { useApiQuery } from '../../ui/use-api-query';
 import { attachmentName, saveBlob } from './csv-download';
 
 type EndpointType = 'host' | 'saml' | 'manual';
 const TYPES: EndpointType[] = ['host', 'saml', 'manual'];
-
-function parseBool(value: string | null): boolean | undefined {
-  return value === 'true' ? true : value === 'false' ? false : undefined;
-}
 
 /**
  * GET /api/v1/endpoints with the route's filters and server-side paging: one page of 50 rows at a
