@@ -1,17 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:tls';
 import { mintCertificate, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { freePort } from '../src/common/net/free-port';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 import { startTarpit } from './support/tls-servers';
+import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
 
-const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
 const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
-const OUTBOUND_DENY = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
 
 interface Sweep {
   id: string;
@@ -118,7 +116,7 @@ describe('the real agent sweeping a network', () => {
         SCANNER_CONNECT_TIMEOUT_MS: '1000',
         SCANNER_HANDSHAKE_TIMEOUT_MS: '1000',
         SCANNER_NEW_WORK_POLL_MS: '200',
-        ...OUTBOUND_DENY,
+        ...RUN_OUTBOUND_DENY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

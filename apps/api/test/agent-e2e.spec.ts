@@ -1,47 +1,19 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DataSource } from 'typeorm';
 import { freePort } from '../src/common/net/free-port';
+import { AGENT, type AgentRun, runAgentCycle, RUN_OUTBOUND_DENY } from './support/agent-process';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 import { startTarpit, SwappableTlsServer } from './support/tls-servers';
 
-const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
 const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
 
-// OUTBOUND_DENY of the test run reaches the agents too, as the API's reaches its embedded agent.
-const OUTBOUND_DENY = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
-
-interface AgentRun {
-  code: number | null;
-  output: string;
-}
-
-/** The real agent, built, as its own process: one cycle against this API. */
-function runAgentOnce(apiUrl: string, token: string): Promise<AgentRun> {
-  if (!existsSync(AGENT)) throw new Error(`${AGENT} is missing: \`npm test\` builds it first (npm run build).`);
-  return new Promise((resolve) => {
-    let output = '';
-    const child = spawn(process.execPath, [AGENT, '--once'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        SCANNER_API_URL: apiUrl,
-        SCANNER_TOKEN: token,
-        SCANNER_CONNECT_TIMEOUT_MS: '1000',
-        SCANNER_HANDSHAKE_TIMEOUT_MS: '1000',
-        ...OUTBOUND_DENY,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+/** The real agent for one cycle, with short deadlines: the probes here are all on loopback. */
+const runAgentOnce = (apiUrl: string, token: string): Promise<AgentRun> =>
+  runAgentCycle(apiUrl, token, { SCANNER_CONNECT_TIMEOUT_MS: '1000', SCANNER_HANDSHAKE_TIMEOUT_MS: '1000', ...RUN_OUTBOUND_DENY });
 
 describe('the real agent against real TLS servers', () => {
   let t: TestApp;
@@ -240,7 +212,7 @@ describe('the real agent against real TLS servers', () => {
         SCANNER_API_URL: apiUrl,
         SCANNER_TOKEN: token,
         SCANNER_HANDSHAKE_TIMEOUT_MS: '1500',
-        ...OUTBOUND_DENY,
+        ...RUN_OUTBOUND_DENY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

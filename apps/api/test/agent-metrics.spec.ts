@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { freePort } from '../src/common/net/free-port';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 import { SwappableTlsServer } from './support/tls-servers';
-
-const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
-const OUTBOUND_DENY = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
+import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
 
 /** The built agent as a daemon serving its metrics (docs/api-contract.md section 12, SCANNER_METRICS_PORT). */
 describe('the real agent serving /metrics', () => {
@@ -51,7 +48,7 @@ describe('the real agent serving /metrics', () => {
         SCANNER_CONNECT_TIMEOUT_MS: '1000',
         SCANNER_HANDSHAKE_TIMEOUT_MS: '1000',
         SCANNER_METRICS_PORT: String(metricsPort),
-        ...OUTBOUND_DENY,
+        ...RUN_OUTBOUND_DENY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,22 +1,17 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
-import { join } from 'node:path';
 import { cipherSuiteName } from '@certkeeper/domain';
 import { mintCertificate, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { XMLParser } from 'fast-xml-parser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { type AgentRun, runAgentCycle, RUN_OUTBOUND_DENY } from './support/agent-process';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
 // docs/api-contract.md section 13, end to end: the real agent, built, scans host endpoints whose
 // `starttls` is smtp against a real SMTP server (the smtp-server package) on loopback.
 
-const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
 const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
-
-// OUTBOUND_DENY of the test run reaches the agent too, as in agent-e2e.spec.ts.
-const OUTBOUND_DENY = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
 
 // CI installs openssl and sslscan (.ci/run), so there a missing one fails these tests; elsewhere
 // they skip, saying so in their names (as apps/scanner/src/probes/tls/openssl-interop.spec.ts).
@@ -47,28 +42,9 @@ function runTool(command: string, args: string[], timeoutMs: number): Promise<st
   });
 }
 
-/** The real agent as its own process: one cycle against this API. */
-function runAgentOnce(apiUrl: string, token: string): Promise<{ code: number | null; output: string }> {
-  if (!existsSync(AGENT)) throw new Error(`${AGENT} is missing: run \`node tools/build.js all\` first.`);
-  return new Promise((resolve) => {
-    let output = '';
-    const child = spawn(process.execPath, [AGENT, '--once'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        SCANNER_API_URL: apiUrl,
-        SCANNER_TOKEN: token,
-        SCANNER_CONNECT_TIMEOUT_MS: '2000',
-        // The SMTP dialogue spends from the handshake's budget; generous for a busy 2-core runner.
-        SCANNER_HANDSHAKE_TIMEOUT_MS: '5000',
-        ...OUTBOUND_DENY,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+/** The real agent for one cycle; the SMTP dialogue spends from the handshake's budget, generous for a busy 2-core runner. */
+const runAgentOnce = (apiUrl: string, token: string): Promise<AgentRun> =>
+  runAgentCycle(apiUrl, token, { SCANNER_CONNECT_TIMEOUT_MS: '2000', SCANNER_HANDSHAKE_TIMEOUT_MS: '5000', ...RUN_OUTBOUND_DENY });
 
 /** An SMTP server on 127.0.0.1 that takes no mail; STARTTLS with `certificate` unless hidden. */
 async function startSmtp(

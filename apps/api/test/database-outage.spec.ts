@@ -13,14 +13,12 @@ import { DatabaseHealth } from '../src/database/database-health';
 import { dataSourceOptions } from '../src/database/data-source-options';
 import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
 import { SwappableTlsServer } from './support/tls-servers';
+import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
 
-const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
 const ADMIN = { email: 'admin@outage.test', password: 'outage-password-1' };
 const PASSWORD = 'certkeeper-outage';
 const DATABASE = 'certkeeper';
 const ENDPOINTS = 3;
-// OUTBOUND_DENY of the test run reaches the agent too, as in agent-e2e.spec.ts.
-const OUTBOUND_DENY = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -275,7 +273,7 @@ describe('the database goes away and comes back', () => {
         SCANNER_TOKEN: token,
         SCANNER_HANDSHAKE_TIMEOUT_MS: '120000',
         SCANNER_NEW_WORK_POLL_MS: '1000',
-        ...OUTBOUND_DENY,
+        ...RUN_OUTBOUND_DENY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -11,6 +11,7 @@ import { type RunningService, startService, stopService, sharedServiceEnvironmen
 import { bearer, createScanner, createTestApp, createTestDatabase, createUser, login, type TestApp } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
 import { SwappableTlsServer } from './support/tls-servers';
+import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
 
 /**
  * Scan now (issue 18 item 3, docs/decisions/0012-scan-now.md): the agent's long-poll on its work
@@ -20,11 +21,8 @@ import { SwappableTlsServer } from './support/tls-servers';
  * The deadlines below (15 s) are correctness bounds far under the old one-minute poll and the
  * 30 s the API may hold a poll, not performance targets.
  */
-const AGENT = join(__dirname, '../../../dist/apps/scanner/src/main.js');
 const OBSERVED_WITHIN_MS = 15_000;
 const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
-// OUTBOUND_DENY of the test run reaches the agent too (loopback TLS servers), as in agent-e2e.spec.ts.
-const OUTBOUND_DENY: Record<string, string> = process.env.OUTBOUND_DENY === undefined ? {} : { OUTBOUND_DENY: process.env.OUTBOUND_DENY };
 
 interface Poll {
   status: number;
@@ -210,7 +208,7 @@ describe('scan now', () => {
       scanner = await createScanner(t);
       await t.http.patch(`/api/v1/scanners/${scanner.id}`).set(bearer(admin)).send({ scanCronExpression: '0 0 1 1 *' }).expect(200);
       agent = spawn(process.execPath, [AGENT], {
-        env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: t.baseUrl, SCANNER_TOKEN: scanner.token, ...OUTBOUND_DENY },
+        env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: t.baseUrl, SCANNER_TOKEN: scanner.token, ...RUN_OUTBOUND_DENY },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       agent.stdout?.on('data', (chunk: Buffer) => (agentOutput += chunk.toString()));
@@ -299,7 +297,7 @@ describe('scan now on two replicas', () => {
     // A runs the embedded agent (the default scanner), with its default settings.
     const started = await Promise.allSettled(
       ['a', 'b'].map((name) =>
-        startService({ ...env, ...OUTBOUND_DENY, DATA_DIR: join(directory, name), EMBEDDED_SCANNER: String(name === 'a') }),
+        startService({ ...env, ...RUN_OUTBOUND_DENY, DATA_DIR: join(directory, name), EMBEDDED_SCANNER: String(name === 'a') }),
       ),
     );
     replicas = started.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));

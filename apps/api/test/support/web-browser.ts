@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WEB_ROOT } from '../../src/web-interface';
+import { runAgentCycle } from './agent-process';
 import { createTestApp, type TestApp } from './test-app';
 
 /*
@@ -11,7 +11,6 @@ import { createTestApp, type TestApp } from './test-app';
  * signing in through the form and the real agent for one scan cycle.
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AGENT = join(__dirname, '../../../../dist/apps/scanner/src/main.js');
 export const SCREENSHOTS = join(__dirname, '../../../../test-output/web');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -34,18 +33,11 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
 
-/** The real agent, built, as its own process: one scan cycle against this API. */
-export function runAgentOnce(apiUrl: string, token: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const child = spawn(process.execPath, [AGENT, '--once'], {
-      env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: apiUrl, SCANNER_TOKEN: token, SCANNER_CONNECT_TIMEOUT_MS: '2000' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`agent exited ${code}: ${output}`))));
-  });
+/** The real agent, built, as its own process: one scan cycle against this API; a failed cycle fails the test. */
+export async function runAgentOnce(apiUrl: string, token: string): Promise<string> {
+  const { code, output } = await runAgentCycle(apiUrl, token, { SCANNER_CONNECT_TIMEOUT_MS: '2000' });
+  if (code !== 0) throw new Error(`agent exited ${code}: ${output}`);
+  return output;
 }
 
 interface AxeViolation {
