@@ -1,10 +1,20 @@
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { Client } from 'pg';
 import { freePort } from '../../src/common/net/free-port';
-import { BENCH_ADMIN, benchApiEnv, login, median, ROOT, seedAgentWork, startApi, startTlsServer, stopApi, withBenchDatabase } from './lib';
+import {
+  BENCH_ADMIN,
+  benchApiEnv,
+  login,
+  median,
+  runAgentOnce,
+  seedAgentWork,
+  startApi,
+  startTlsServer,
+  stopApi,
+  withBenchDatabase,
+} from './lib';
 
 /**
  * Issue 4's figures: the bare tls.connect handshake rate against a local TLS server, the real
@@ -37,34 +47,6 @@ async function bareHandshakeRate(port: number, total: number): Promise<number> {
     }),
   );
   return total / ((performance.now() - started) / 1000);
-}
-
-/** Runs the built agent for one cycle; returns its wall time and (sampled) CPU time in ms. */
-function runAgentOnce(apiUrl: string, token: string): Promise<{ wallMs: number; cpuMs: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/scanner/src/main.js'), '--once'], {
-      env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: apiUrl, SCANNER_TOKEN: token },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    let cpuMs = 0;
-    const sampler = setInterval(() => {
-      readFile(`/proc/${child.pid}/stat`, 'utf8').then(
-        (stat) => {
-          const fields = stat.split(') ')[1].split(' ');
-          cpuMs = (Number(fields[11]) + Number(fields[12])) * 10;
-        },
-        () => undefined,
-      );
-    }, 50);
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => {
-      clearInterval(sampler);
-      if (code === 0) resolve({ wallMs: performance.now() - started, cpuMs });
-      else reject(new Error(`agent exited ${code}:\n${output}`));
-    });
-  });
 }
 
 async function main(): Promise<void> {

@@ -194,3 +194,31 @@ export async function seedAgentWork(
   await call('POST', '/api/v1/endpoints/bulk', rows);
   return scannerToken;
 }
+
+/** Runs the built agent for one cycle; returns its wall time and (sampled) CPU time in ms. */
+export function runAgentOnce(apiUrl: string, token: string): Promise<{ wallMs: number; cpuMs: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/scanner/src/main.js'), '--once'], {
+      env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: apiUrl, SCANNER_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    let cpuMs = 0;
+    const sampler = setInterval(() => {
+      readFile(`/proc/${child.pid}/stat`, 'utf8').then(
+        (stat) => {
+          const fields = stat.split(') ')[1].split(' ');
+          cpuMs = (Number(fields[11]) + Number(fields[12])) * 10;
+        },
+        () => undefined,
+      );
+    }, 50);
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      clearInterval(sampler);
+      if (code === 0) resolve({ wallMs: performance.now() - started, cpuMs });
+      else reject(new Error(`agent exited ${code}:\n${output}`));
+    });
+  });
+}

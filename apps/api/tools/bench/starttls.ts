@@ -1,10 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { Client } from 'pg';
 import { freePort } from '../../src/common/net/free-port';
-import { login, median, ROOT, startApi, stopApi, withBenchDatabase } from './lib';
+import { BENCH_ADMIN, benchApiEnv, login, median, ROOT, runAgentOnce, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
  * Issue 17's figure: the real agent's full cycle (fetch work, probe, post, ingest) over 500 host
@@ -45,39 +43,17 @@ async function startServer(script: string, port: number, credentials: { cert: st
   return child;
 }
 
-/** The built agent, one cycle; its wall time in ms. */
-function runAgentOnce(apiUrl: string, token: string): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/scanner/src/main.js'), '--once'], {
-      env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: apiUrl, SCANNER_TOKEN: token },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) =>
-      code === 0 ? resolve(performance.now() - started) : reject(new Error(`agent exited ${code}:\n${output}`)),
-    );
-  });
-}
-
 async function main(): Promise<void> {
   await withBenchDatabase('starttls', async (database) => {
     const minted = await mintCertificate({ subject: 'CN=bench.example.test', sans: ['*.example.test'] });
     const credentials = { cert: minted.pem, key: await privateKeyPem(minted.keys.privateKey) };
     const [tlsPort, smtpPort] = [await freePort(), await freePort()];
     const servers = [await startServer(TLS_SERVER, tlsPort, credentials), await startServer(SMTP_SERVER, smtpPort, credentials)];
-    const api = await startApi({
-      DATABASE_URL: database.url,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: 'bench@example.com',
-      ADMIN_PASSWORD: 'bench-password-1',
-    });
+    const api = await startApi(benchApiEnv(database.url));
     const sql = new Client({ connectionString: database.url });
     await sql.connect();
     try {
-      const token = await login(api.baseUrl, 'bench@example.com', 'bench-password-1');
+      const token = await login(api.baseUrl, BENCH_ADMIN.email, BENCH_ADMIN.password);
       const call = (method: string, path: string, body?: unknown) =>
         fetch(`${api.baseUrl}${path}`, {
           method,
@@ -108,7 +84,7 @@ async function main(): Promise<void> {
       const measure = async (): Promise<number[]> => {
         await runAgentOnce(api.baseUrl, scannerToken); // first observation: every link new
         const steady: number[] = [];
-        for (let run = 0; run < RUNS; run += 1) steady.push(await runAgentOnce(api.baseUrl, scannerToken));
+        for (let run = 0; run < RUNS; run += 1) steady.push((await runAgentOnce(api.baseUrl, scannerToken)).wallMs);
         const failed = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM endpoints WHERE enabled AND error_since IS NOT NULL');
         if (failed.rows[0].n > 0) throw new Error(`${failed.rows[0].n} endpoints failed their scans: the figures would mean nothing`);
         return steady;
