@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { HELLO_RETRY_REQUEST_RANDOM, type ParsedClientHello, type TlsProfile } from '@certkeeper/domain';
+import {
+  cipherSuiteName,
+  cipherSuitesToOffer,
+  HELLO_RETRY_REQUEST_RANDOM,
+  type ParsedClientHello,
+  requiresTls12,
+  type TlsProfile,
+} from '@certkeeper/domain';
 import { generateKeyPair, mintCertificate } from '@certkeeper/domain/testing';
 import {
   type Credentials,
@@ -173,6 +180,55 @@ describe('profileTls against scripted servers', () => {
     expect(result.connections).toBe(9);
   });
 
+  it('keeps every suite of a long configuration it prefers late in our offer, version by version', async () => {
+    // Server preference is our offer reversed: the 60 suites we offer last, weakest first. TLS 1.1
+    // keeps those older versions can carry, in another order; TLS 1.0 drops one of them and adds
+    // one TLS 1.2 refuses. A profile that carried one version's findings over to another, or
+    // stopped before the final refusal, loses a suite here.
+    const tls12 = cipherSuitesToOffer('TLSv1.2').slice(-60).reverse();
+    const tls11 = tls12.filter((suite) => !requiresTls12(suite)).sort((a, b) => a - b);
+    const onlyAtTls10 = cipherSuitesToOffer('TLSv1.0').find((suite) => !tls12.includes(suite))!;
+    const tls10 = [...tls11.slice(1), onlyAtTls10];
+    const configured = new Map([
+      [0x0301, tls10],
+      [0x0302, tls11],
+      [0x0303, tls12],
+    ]);
+    const server = await script((hello) => {
+      const preference = configured.get(askedVersion(hello));
+      if (preference === undefined) return alert(70);
+      const suite = preference.find((candidate) => hello.cipherSuites.includes(candidate));
+      return suite === undefined ? alert(40) : serverHello(hello.legacyVersion, suite);
+    });
+    const result = await profileTls(target(server.port));
+
+    expect(tls11.length).toBeGreaterThan(10);
+    expect(supported(result.profile)).toEqual({
+      'TLSv1.0': tls10.map(cipherSuiteName),
+      'TLSv1.1': tls11.map(cipherSuiteName),
+      'TLSv1.2': tls12.map(cipherSuiteName),
+    });
+    // One connection per (version, suite) pair, one refusal per version.
+    expect(result.connections).toBe(tls12.length + tls11.length + tls10.length + 5);
+  });
+
+  it('takes an answer at a lower version as the first suite of that version, and skips the versions between', async () => {
+    const preference = [0x0033, 0x002f, 0xc014]; // DHE-RSA-AES128-SHA, AES128-SHA, ECDHE-RSA-AES256-SHA
+    const server = await script((hello) => {
+      if (hello.legacyVersion < 0x0301) return alert(70);
+      const suite = preference.find((candidate) => hello.cipherSuites.includes(candidate));
+      return suite === undefined ? alert(40) : serverHello(0x0301, suite);
+    });
+    const result = await profileTls(target(server.port));
+
+    expect(result.error).toBeNull();
+    expect(supported(result.profile)).toEqual({ 'TLSv1.0': preference.map(cipherSuiteName) });
+    expect(result.profile).toMatchObject({ negotiatedVersion: 'TLSv1.0', negotiatedCipherSuite: 'TLS_DHE_RSA_WITH_AES_128_CBC_SHA' });
+    // TLS 1.2: answered at 1.0, the first suite; TLS 1.3: 1; TLS 1.1: none; TLS 1.0: two more
+    // suites and the refusal; SSL 3.0: 1.
+    expect(result.connections).toBe(6);
+  });
+
   it('gives up on a host that answers in another protocol', async () => {
     const server = await script(() => Buffer.from('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'));
     const result = await profileTls(target(server.port));
@@ -233,6 +289,11 @@ describe('profileTls deadlines and failures', () => {
     expect(result).toMatchObject({ profile: null, error: 'refused by OUTBOUND_DENY: 127.0.0.1 is in 127.0.0.0/8', connections: 1 });
   });
 });
+
+/** The highest version a hello asks for: from supported_versions when present (TLS 1.3), else its legacy version. */
+function askedVersion(hello: ParsedClientHello): number {
+  return hello.supportedVersions.length > 0 ? Math.max(...hello.supportedVersions) : hello.legacyVersion;
+}
 
 function isTls12Hello(hello: ParsedClientHello): boolean {
   return hello.legacyVersion === 0x0303 && !hello.supportedVersions.includes(0x0304);

@@ -63,8 +63,12 @@ const PLAIN_REFUSALS = new Set([40, 70, 71]); // handshake_failure, protocol_ver
  * refuses. That costs (accepted suites + 1) connections per supported version and one per
  * refused version (plus one for a HelloRetryRequest, and one for a server that seems to choke on
  * the bundle), and lists suites in the server's order of preference (or in ours, for a server
- * that follows the client's). Versions are probed one after the other, one connection at a time.
- * Never throws for a network failure.
+ * that follows the client's). Every reported (version, suite) pair was named by a ServerHello of
+ * that version, and every version's list ends with a refusal: nothing is inferred from another
+ * version, whose suites and order a server may configure apart (RC4 for TLS 1.0 only, say). An
+ * answer at a lower version than offered is kept, though (see noteFallback): it is that version's
+ * first suite, and it rules out the versions in between. Versions are probed one after the
+ * other, one connection at a time. Never throws for a network failure.
  */
 export async function profileTls(target: TlsProfileTarget, options: TlsProfileOptions = {}): Promise<TlsProfileResult> {
   const session = new ProfileSession(target, options);
@@ -79,8 +83,10 @@ export async function profileTls(target: TlsProfileTarget, options: TlsProfileOp
 }
 
 async function enumerateVersion(session: ProfileSession, version: TlsVersionName): Promise<TlsVersionSupport> {
-  const chosen: number[] = [];
-  let offer = cipherSuitesToOffer(version);
+  const lead = session.leads.get(version);
+  if (lead?.kind === 'unsupported') return { version, supported: false, cipherSuites: [] };
+  const chosen: number[] = lead?.kind === 'first-pick' ? [lead.suite] : [];
+  let offer = cipherSuitesToOffer(version).filter((suite) => !chosen.includes(suite));
   let retriedCompact = false;
   while (offer.length > 0) {
     const verdict = await session.ask(version, offer);
@@ -106,11 +112,19 @@ function assembleProfile(versions: TlsVersionSupport[]): TlsProfile {
 /** What one hello told us. `maybeIntolerant`: the refusal may be about the hello itself rather than the version or the suites. */
 type Verdict = { kind: 'chose'; suite: number } | { kind: 'refused'; maybeIntolerant: boolean };
 
+/**
+ * What an answer at a lower version than the hello offered told about a version not yet probed:
+ * the suite it chose is that version's first pick, and the versions in between are unsupported.
+ */
+type VersionLead = { kind: 'first-pick'; suite: number } | { kind: 'unsupported' };
+
 /** Ends the whole profile: the host is unreachable, silent, not TLS, out of time, or the caller aborted. */
 class ProfileStopped extends Error {}
 
 class ProfileSession {
   connections = 0;
+  /** Filled by noteFallback; read by enumerateVersion before it spends a connection. */
+  readonly leads = new Map<TlsVersionName, VersionLead>();
   private readonly started = performance.now();
   private readonly limits: Required<Omit<TlsProfileOptions, 'signal' | 'guard'>>;
   /** Until some answer proves the host speaks TLS, silence or garbage means it does not. */
@@ -192,6 +206,7 @@ class ProfileSession {
         if (response.hello.helloRetryRequest && !afterRetryRequest && this.switchKeyShareGroup(response.hello)) {
           return this.ask(version, suites, true);
         }
+        this.noteFallback(version, suites, response.hello);
         return verdictOn(version, suites, response.hello);
     }
   }
@@ -207,6 +222,26 @@ class ProfileSession {
     if (wanted === null || wanted === this.keyShareGroup || !canGenerateKeyShare(wanted)) return false;
     this.keyShareGroup = wanted;
     return true;
+  }
+
+  /**
+   * A server that receives a hello above the highest version it supports MUST answer with that
+   * highest version (RFC 5246 and RFC 4346, appendix E.1). Such an answer to a hello before TLS
+   * 1.3 (whose version is a maximum; a TLS 1.3 hello lists TLS 1.3 alone) is a ServerHello of the
+   * lower version like any other: its suite is what the whole bundle of that version would have
+   * drawn, the bundles being the same suites in the same order less those the lower version cannot
+   * carry. And the versions between the two are not supported. Only the first such answer for a
+   * version counts, and only for a version not probed yet (PROBE_ORDER goes downwards below 1.3).
+   */
+  private noteFallback(offeredVersion: TlsVersionName, offered: number[], hello: ServerHello): void {
+    const answered = hello.version;
+    if (answered === null || offeredVersion === 'TLSv1.3' || this.leads.has(answered)) return;
+    const [low, high] = [TLS_VERSIONS.indexOf(answered), TLS_VERSIONS.indexOf(offeredVersion)];
+    if (low >= high) return;
+    // A suite we did not offer, or one the lower version cannot carry, is a broken server: nothing to learn.
+    if (!offered.includes(hello.cipherSuite) || !cipherSuitesToOffer(answered).includes(hello.cipherSuite)) return;
+    this.leads.set(answered, { kind: 'first-pick', suite: hello.cipherSuite });
+    for (const between of TLS_VERSIONS.slice(low + 1, high)) this.leads.set(between, { kind: 'unsupported' });
   }
 
   private remainingMs(): number {

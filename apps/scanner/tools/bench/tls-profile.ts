@@ -1,11 +1,22 @@
 import { profileTls, type TlsProfileResult } from '../../src/probes/tls-profile';
-import { type Credentials, type LocalServer, privateKeyPem, startNodeTlsServer, startOpensslServer } from '@certkeeper/net/testing';
+import {
+  type Credentials,
+  type LocalServer,
+  privateKeyPem,
+  recordFigure,
+  startNodeTlsServer,
+  startOpensslServer,
+} from '@certkeeper/net/testing';
 import { generateKeyPair, mintCertificate } from '@certkeeper/domain/testing';
 
 /**
  * The TLS profile's cost on loopback: connections and wall time per host, for a modern server
  * (Node: TLS 1.2 and 1.3, 6 suites) and a legacy one (openssl s_server: TLS 1.0 to 1.3, about 40
  * suites). Medians of BENCH_RUNS runs (default 5), after one warm-up run. Reports, never asserts.
+ *
+ * Beside the connections it prints their floor: a ServerHello names one suite at one version, so
+ * a profile that reports only what servers said needs a connection per (version, suite) pair it
+ * lists; the profile spends one more per version, on the refusal that ends the version's list.
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -45,11 +56,19 @@ async function measureCase(item: Case): Promise<string> {
   const versions = runs[0].profile!.versions.filter((entry) => entry.supported);
   const suites = new Set(versions.flatMap((entry) => entry.cipherSuites)).size;
   const perVersion = versions.map((entry) => `${entry.version} ${entry.cipherSuites.length}`).join(', ');
+  const pairs = versions.reduce((sum, entry) => sum + entry.cipherSuites.length, 0);
   const verdict = connections <= item.targets.connections && ms < item.targets.ms ? 'met' : 'MISSED';
+  recordFigure({
+    row: `TLS profile, ${item.name} server`,
+    measured: `${connections} connections, ${ms} ms (floor ${pairs} version-suite pairs)`,
+    target: `<= ${item.targets.connections} connections`,
+    met: connections <= item.targets.connections,
+  });
   return [
     `  ${item.name.padEnd(8)} ${String(connections).padStart(4)} connections ${String(ms).padStart(6)} ms`,
-    `   targets <= ${item.targets.connections} and < ${item.targets.ms} ms: ${verdict}`,
-    `   (${suites} distinct suites: ${perVersion}; all runs ${runs.map((result) => result.durationMs).join(', ')} ms)`,
+    `   targets ≤ ${item.targets.connections} and < ${item.targets.ms} ms: ${verdict}`,
+    `   (floor ${pairs}: one per version-suite pair; ${suites} distinct suites: ${perVersion};`,
+    ` all runs ${runs.map((result) => result.durationMs).join(', ')} ms)`,
   ].join('');
 }
 
@@ -71,7 +90,7 @@ async function main(): Promise<void> {
   try {
     const lines = [
       await measureCase({ name: 'modern', targets: { connections: 20, ms: 300 }, server: modern }),
-      await measureCase({ name: 'legacy', targets: { connections: 80, ms: 1000 }, server: legacy }),
+      await measureCase({ name: 'legacy', targets: { connections: 60, ms: 1000 }, server: legacy }),
     ];
     process.stdout.write(`\nTLS profile on loopback (${RUNS} runs, medians)\n${lines.join('\n')}\n`);
   } finally {
