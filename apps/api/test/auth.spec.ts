@@ -57,9 +57,9 @@ describe('authentication', () => {
       (await t.app.get(DataSource).query<{ password_hash: string }[]>('SELECT password_hash FROM users WHERE id = $1', [id]))[0]
         .password_hash;
 
-    it('are made at N=2^17 and a hash from before is re-hashed at the next successful sign-in only', async () => {
+    it('are made at N=2^15, p=3 and a hash from before is re-hashed at the next successful sign-in only', async () => {
       const user = await createUser(t, 'viewer');
-      expect(await storedHash(user.id)).toMatch(/^scrypt\$131072\$8\$1\$/);
+      expect(await storedHash(user.id)).toMatch(/^scrypt\$32768\$8\$3\$/);
 
       // As stored before the cost was raised.
       const salt = Buffer.from('legacy-salt-0123');
@@ -70,7 +70,7 @@ describe('authentication', () => {
       expect(await storedHash(user.id)).toBe(legacy.join('$'));
       await t.http.post('/api/v1/auth/login').send({ email: user.email, password: user.password }).expect(200);
       const upgraded = await storedHash(user.id);
-      expect(upgraded).toMatch(/^scrypt\$131072\$8\$1\$/);
+      expect(upgraded).toMatch(/^scrypt\$32768\$8\$3\$/);
       await t.http.post('/api/v1/auth/login').send({ email: user.email, password: user.password }).expect(200);
       expect(await storedHash(user.id)).toBe(upgraded);
     });

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { CountCache } from './count-cache';
 import { DatabaseHealth } from './database-health';
 import { dataSourceOptions } from './data-source-options';
 import { runMigrationsUnderLock } from './migrate';
@@ -22,8 +23,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [DatabaseHealth],
-      exports: [DatabaseHealth],
+      providers: [DatabaseHealth, CountCache],
+      exports: [DatabaseHealth, CountCache],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Client } from 'pg';
+import { recordFigure } from '@certkeeper/net/testing';
 import { type ApiProcess, login, measure, memoryOf, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
@@ -144,8 +145,14 @@ async function main(): Promise<void> {
       );
       const memory = await memoryOf(api.pid);
       process.stdout.write(
-        `  ${'API peak resident memory (VmHWM)'.padEnd(60)} ${memory.peak.toFixed(0)} MB, now ${memory.rss.toFixed(0)} MB\n`,
+        `  ${'API peak resident memory (VmHWM)'.padEnd(60)} ${memory.peak.toFixed(0)} MB (target <= 250), now ${memory.rss.toFixed(0)} MB\n`,
       );
+      recordFigure({
+        row: 'API peak memory, calendar benchmark',
+        measured: `${memory.peak.toFixed(0)} MB`,
+        target: '<= 250 MB',
+        met: memory.peak <= 250,
+      });
     } finally {
       if (api) await stopApi(api);
     }

@@ -1,18 +1,18 @@
 import { scryptSync } from 'node:crypto';
 import { hashPassword, hashToken, needsRehash, randomToken, tokenHashesEqual, verifyPassword } from './secrets';
 
-/** A hash as the service made them before the cost was raised (N=2^14). */
-function legacyHash(password: string): string {
+/** A hash as the service made them at an earlier cost: N=2^14 (before issue 10) or N=2^17 with p=1 (issue 10). */
+function legacyHash(password: string, N = 16384): string {
   const salt = Buffer.from('0123456789abcdef');
-  const key = scryptSync(password, salt, 32, { N: 16384, r: 8, p: 1 });
-  return ['scrypt', 16384, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
+  const key = scryptSync(password, salt, 32, { N, r: 8, p: 1, maxmem: 256 * 1024 * 1024 });
+  return ['scrypt', N, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
 describe('passwords', () => {
   it('hash with a fresh salt each time and verify only the right password', async () => {
     const first = await hashPassword('correct horse');
     const second = await hashPassword('correct horse');
-    expect(first).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(first).toMatch(/^scrypt\$32768\$8\$3\$/);
     expect(first).not.toBe(second);
     expect(first).not.toContain('correct horse');
     await expect(verifyPassword('correct horse', first)).resolves.toBe(true);
@@ -34,6 +34,13 @@ describe('passwords', () => {
     expect(needsRehash(legacy)).toBe(true);
     expect(needsRehash(await hashPassword('correct horse'))).toBe(false);
     expect(needsRehash('md5$abc')).toBe(false);
+  });
+
+  it("still verify issue 10's N=2^17 hashes (128 MiB), and mark them for re-hashing at a quarter of the memory", async () => {
+    const earlier = legacyHash('correct horse', 2 ** 17);
+    await expect(verifyPassword('correct horse', earlier)).resolves.toBe(true);
+    await expect(verifyPassword('wrong horse', earlier)).resolves.toBe(false);
+    expect(needsRehash(earlier)).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ParsedCertificate } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
+import { CountCache, type CountedTable } from '../../database/count-cache';
 import { escapeLike } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
@@ -85,7 +86,10 @@ class Params {
 
 @Injectable()
 export class CertificatesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly counts: CountCache,
+  ) {}
 
   inTransaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
@@ -209,6 +213,7 @@ export class CertificatesRepository {
       },
       { text: `SELECT count(*)::int AS total FROM certificates c ${where}`, values: params.values },
       window,
+      ['certificates'],
     );
   }
 
@@ -279,17 +284,23 @@ export class CertificatesRepository {
     return /^[0-9a-f]{2,64}$/.test(hex) ? `(${text} OR c.fingerprint LIKE ${params.add(`${hex}%`)})` : text;
   }
 
-  /** One window of `select` (which must not be paged yet) and the number of all its rows. */
+  /**
+   * One window of `select` (which must not be paged yet) and the number of all its rows. A count
+   * that reads only counted columns of `countedTables` (and no clock) comes from the count cache.
+   */
   private async pageOf<T>(
     select: SqlQuery,
     count: SqlQuery,
     window: { limit: number; offset: number },
+    countedTables?: CountedTable[],
   ): Promise<{ rows: T[]; total: number }> {
     const values = [...select.values, window.limit, window.offset];
-    const [rows, counted] = await Promise.all([
+    const [rows, total] = await Promise.all([
       this.dataSource.query<T[]>(`${select.text} LIMIT $${values.length - 1} OFFSET $${values.length}`, values),
-      this.dataSource.query<{ total: number }[]>(count.text, count.values),
+      countedTables
+        ? this.counts.count(count, countedTables)
+        : this.dataSource.query<{ total: number }[]>(count.text, count.values).then((counted) => counted[0].total),
     ]);
-    return { rows, total: counted[0].total };
+    return { rows, total };
   }
 }

@@ -190,7 +190,7 @@ export class CertificatesService {
     // The endpoint page's offset depends on how many certificates match, so its first read only counts.
     const [certificates, endpointCount] = await Promise.all([
       this.certificates.searchPage(q, window),
-      this.endpoints.listEndpoints({ q, limit: 1, offset: 0 }).then((page) => page.total),
+      this.endpoints.countEndpoints({ q }),
     ]);
     const hits: SearchHit[] = certificates.rows.map((certificate) => ({ kind: 'certificate' as const, certificate }));
     const endpointOffset = Math.max(0, window.offset - certificates.total);

@@ -47,6 +47,10 @@ export class EndpointsService {
     return this.endpoints.findPage(filter);
   }
 
+  countEndpoints(criteria: EndpointCriteria): Promise<number> {
+    return this.endpoints.countMatching(criteria);
+  }
+
   /** Every endpoint the list filters match, streamed for an export. */
   exportEndpoints(criteria: EndpointCriteria): Promise<RowStream<EndpointRow>> {
     return this.endpoints.streamMatching(criteria);
