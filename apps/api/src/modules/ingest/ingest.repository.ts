@@ -93,70 +93,102 @@ export class IngestRepository {
   }
 
   /**
-   * Records the run and applies its outcome to the endpoint in one statement (see applyOutcome).
-   * `fresh` is false for a result id seen before (nothing changes then); `latest` is false for a
-   * result older than the endpoint's latest applied run.
+   * Locks the given endpoints' rows for the rest of the transaction, in id order so that two
+   * batches sharing endpoints never deadlock; the same lock LinksService takes for a sighting.
+   * Returns the ids that still exist.
    */
-  async recordRun(row: HistoryRow, transaction: Transaction): Promise<{ fresh: boolean; latest: boolean }> {
-    const [result] = await transaction.query<{ fresh: boolean; latest: boolean }[]>(
-      `WITH run AS (
-         INSERT INTO scan_history (result_id, endpoint_id, scanner_id, scanned_at, success, error, resolved_ip, fingerprint, tls_version, chain_complete)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-         ON CONFLICT (result_id) DO NOTHING RETURNING id
-       ), outcome AS (
-         UPDATE endpoints
-            SET last_scanned_at = $4,
-                last_scan_error = $11,
-                -- A scan request is answered by a result ingested after it was made (one clock: the database's).
-                scan_requested_at = CASE WHEN scan_requested_at <= now() THEN NULL ELSE scan_requested_at END,
-                error_since = CASE WHEN $11::text IS NULL THEN NULL ELSE coalesce(error_since, $4) END
-          WHERE id = $2 AND EXISTS (SELECT 1 FROM run) AND (last_scanned_at IS NULL OR last_scanned_at <= $4)
-          RETURNING id
-       )
-       SELECT EXISTS (SELECT 1 FROM run) AS fresh, EXISTS (SELECT 1 FROM outcome) AS latest`,
-      [
-        row.resultId,
-        row.endpointId,
-        row.scannerId,
-        row.scannedAt,
-        row.success,
-        row.error,
-        row.resolvedIp,
-        row.fingerprint,
-        row.tlsVersion,
-        row.chainComplete,
-        row.success ? null : row.error,
-      ],
-    );
-    return result;
+  async lockEndpoints(endpointIds: string[], transaction: Transaction): Promise<Set<string>> {
+    const rows = await transaction.query<{ id: string }[]>(`SELECT id FROM endpoints WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [
+      endpointIds,
+    ]);
+    return new Set(rows.map((row) => row.id));
   }
 
-  /** Stores the latest profile, and a history row when it differs from the previous one. */
-  async saveTlsProfile(endpointId: string, profile: TlsProfile, scannedAt: Date, transaction: Transaction): Promise<void> {
-    const previous = await transaction.query<
-      { versions: unknown; negotiatedVersion: string | null; negotiatedCipherSuite: string | null }[]
-    >(
-      `SELECT versions, negotiated_version AS "negotiatedVersion", negotiated_cipher_suite AS "negotiatedCipherSuite"
-         FROM endpoint_tls_profiles WHERE endpoint_id = $1`,
-      [endpointId],
+  /** Which of these certificates are stored. */
+  async findStoredFingerprints(fingerprints: string[], transaction: Transaction): Promise<Set<string>> {
+    if (fingerprints.length === 0) return new Set();
+    const rows = await transaction.query<{ fingerprint: string }[]>(
+      `SELECT fingerprint FROM certificates WHERE fingerprint = ANY($1::text[])`,
+      [fingerprints],
     );
-    const changed =
-      previous.length === 0 ||
-      JSON.stringify(previous[0].versions) !== JSON.stringify(profile.versions) ||
-      previous[0].negotiatedVersion !== profile.negotiatedVersion ||
-      previous[0].negotiatedCipherSuite !== profile.negotiatedCipherSuite;
-    const values = [endpointId, scannedAt, JSON.stringify(profile.versions), profile.negotiatedVersion, profile.negotiatedCipherSuite];
-    if (changed) {
-      await transaction.query(
-        `INSERT INTO endpoint_tls_profile_history (endpoint_id, scanned_at, versions, negotiated_version, negotiated_cipher_suite) VALUES ($1, $2, $3, $4, $5)`,
-        values,
-      );
-    }
+    return new Set(rows.map((row) => row.fingerprint));
+  }
+
+  /**
+   * Records runs and applies their outcomes to their endpoints, in one statement however many
+   * there are; each endpoint at most once per call (a caller with several runs of one endpoint
+   * calls again, oldest first). Returns, by endpoint id, the runs that were fresh (a result id
+   * seen before, even earlier in the same call, changes nothing) with `latest`: false for a run
+   * older than its endpoint's latest applied run.
+   */
+  async recordRuns(rows: HistoryRow[], transaction: Transaction): Promise<Map<string, { latest: boolean }>> {
+    if (rows.length === 0) return new Map();
+    const applied = await transaction.query<{ endpointId: string; latest: boolean }[]>(
+      `WITH incoming AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::boolean[], $6::text[], $7::text[], $8::text[],
+                              $9::text[], $10::boolean[])
+           AS r(result_id, endpoint_id, scanner_id, scanned_at, success, error, resolved_ip, fingerprint, tls_version, chain_complete)
+       ), run AS (
+         INSERT INTO scan_history (result_id, endpoint_id, scanner_id, scanned_at, success, error, resolved_ip, fingerprint, tls_version, chain_complete)
+         SELECT * FROM incoming
+         ON CONFLICT (result_id) DO NOTHING RETURNING endpoint_id, scanned_at, success, error
+       ), outcome AS (
+         UPDATE endpoints e
+            SET last_scanned_at = run.scanned_at,
+                last_scan_error = CASE WHEN run.success THEN NULL ELSE run.error END,
+                -- A scan request is answered by a result ingested after it was made (one clock: the database's).
+                scan_requested_at = CASE WHEN e.scan_requested_at <= now() THEN NULL ELSE e.scan_requested_at END,
+                error_since = CASE WHEN run.success THEN NULL ELSE coalesce(e.error_since, run.scanned_at) END
+           FROM run
+          WHERE e.id = run.endpoint_id AND (e.last_scanned_at IS NULL OR e.last_scanned_at <= run.scanned_at)
+          RETURNING e.id
+       )
+       SELECT run.endpoint_id AS "endpointId", outcome.id IS NOT NULL AS latest FROM run LEFT JOIN outcome ON outcome.id = run.endpoint_id`,
+      [
+        rows.map((row) => row.resultId),
+        rows.map((row) => row.endpointId),
+        rows.map((row) => row.scannerId),
+        rows.map((row) => row.scannedAt),
+        rows.map((row) => row.success),
+        rows.map((row) => row.error),
+        rows.map((row) => row.resolvedIp),
+        rows.map((row) => row.fingerprint),
+        rows.map((row) => row.tlsVersion),
+        rows.map((row) => row.chainComplete),
+      ],
+    );
+    return new Map(applied.map((row) => [row.endpointId, { latest: row.latest }]));
+  }
+
+  /**
+   * Stores the latest profile of each endpoint (each at most once per call), and a history row
+   * where it differs from the previous one. One statement: every part reads the profiles as they
+   * were before it.
+   */
+  async saveTlsProfiles(profiles: { endpointId: string; profile: TlsProfile; scannedAt: Date }[], transaction: Transaction): Promise<void> {
+    if (profiles.length === 0) return;
     await transaction.query(
-      `INSERT INTO endpoint_tls_profiles (endpoint_id, scanned_at, versions, negotiated_version, negotiated_cipher_suite) VALUES ($1, $2, $3, $4, $5)
+      `WITH incoming AS (
+         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::jsonb[], $4::text[], $5::text[])
+           AS p(endpoint_id, scanned_at, versions, negotiated_version, negotiated_cipher_suite)
+       ), changed AS (
+         INSERT INTO endpoint_tls_profile_history (endpoint_id, scanned_at, versions, negotiated_version, negotiated_cipher_suite)
+         SELECT p.* FROM incoming p LEFT JOIN endpoint_tls_profiles previous ON previous.endpoint_id = p.endpoint_id
+          WHERE previous.endpoint_id IS NULL
+             OR (previous.versions, previous.negotiated_version, previous.negotiated_cipher_suite)
+                IS DISTINCT FROM (p.versions, p.negotiated_version, p.negotiated_cipher_suite)
+       )
+       INSERT INTO endpoint_tls_profiles (endpoint_id, scanned_at, versions, negotiated_version, negotiated_cipher_suite)
+       SELECT * FROM incoming
        ON CONFLICT (endpoint_id) DO UPDATE SET scanned_at = excluded.scanned_at, versions = excluded.versions,
               negotiated_version = excluded.negotiated_version, negotiated_cipher_suite = excluded.negotiated_cipher_suite`,
-      values,
+      [
+        profiles.map((p) => p.endpointId),
+        profiles.map((p) => p.scannedAt),
+        profiles.map((p) => JSON.stringify(p.profile.versions)),
+        profiles.map((p) => p.profile.negotiatedVersion),
+        profiles.map((p) => p.profile.negotiatedCipherSuite),
+      ],
     );
   }
 

@@ -24,6 +24,12 @@ export interface LinkState {
   isCurrent: boolean;
 }
 
+/** (endpoint, fingerprint) pairs as two parallel arrays, the shape `unnest` reads. */
+export interface LinkPairs {
+  endpointIds: string[];
+  fingerprints: string[];
+}
+
 export interface LinkedEndpointRow {
   endpointId: string;
   endpointName: string;
@@ -81,6 +87,38 @@ export class LinksRepository {
       `UPDATE endpoint_certificates SET is_current = false
         WHERE endpoint_id = $1 AND cert_use = $2 AND fingerprint = ANY($3::text[]) AND is_current`,
       [endpointId, certUse, fingerprints],
+    );
+  }
+
+  /**
+   * Replace mode for many endpoints at once: moves to history their current links in this role
+   * that are not among the (endpoint, fingerprint) pairs seen.
+   */
+  async retireUnseen(endpointIds: string[], certUse: CertUse, seen: LinkPairs, transaction: Transaction): Promise<void> {
+    if (endpointIds.length === 0) return;
+    await transaction.query(
+      `UPDATE endpoint_certificates l SET is_current = false
+        WHERE l.endpoint_id = ANY($1::uuid[]) AND l.cert_use = $2 AND l.is_current
+          AND NOT EXISTS (SELECT 1 FROM unnest($3::uuid[], $4::text[]) AS s(endpoint_id, fingerprint)
+                           WHERE s.endpoint_id = l.endpoint_id AND s.fingerprint = l.fingerprint)`,
+      [endpointIds, certUse, seen.endpointIds, seen.fingerprints],
+    );
+  }
+
+  /**
+   * Each distinct pair seen now, in one statement: an unknown link is created current (notAfter
+   * copied from the stored certificate; a fingerprint not stored is skipped, as insertCurrent
+   * does), a known one, current or historical, is made current with a fresh lastSeenAt.
+   * Timestamps from the database clock.
+   */
+  async upsertSeen(certUse: CertUse, seen: LinkPairs, transaction: Transaction): Promise<void> {
+    if (seen.endpointIds.length === 0) return;
+    await transaction.query(
+      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
+       SELECT s.endpoint_id, c.fingerprint, $3, true, c.not_after, now(), now()
+         FROM unnest($1::uuid[], $2::text[]) AS s(endpoint_id, fingerprint) JOIN certificates c ON c.fingerprint = s.fingerprint
+       ON CONFLICT (endpoint_id, fingerprint, cert_use) DO UPDATE SET is_current = true, last_seen_at = now()`,
+      [seen.endpointIds, seen.fingerprints, certUse],
     );
   }
 

@@ -1,7 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Transaction } from '../../database/transaction';
 import type { CertUse } from './endpoint-certificate.entity';
-import { LinksRepository } from './links.repository';
+import { type LinkPairs, LinksRepository } from './links.repository';
 
 export interface Sighting {
   endpointId: string;
@@ -58,5 +58,28 @@ export class LinksService {
     await this.links.markSeen(sighting.endpointId, sighting.certUse, [...outcome.reactivated, ...outcome.alreadyCurrent], transaction);
     await this.links.insertCurrent(sighting.endpointId, sighting.certUse, outcome.created, transaction);
     return outcome;
+  }
+
+  /**
+   * Replace-mode sightings of many endpoints in one role (scan ingestion), the same transitions
+   * as recordSighting applied set-based: two statements however many endpoints, no outcome read
+   * back. The caller holds the endpoints' row locks and names each endpoint once.
+   */
+  async recordScanSightings(certUse: CertUse, sightings: Omit<Sighting, 'certUse' | 'mode'>[], transaction: Transaction): Promise<void> {
+    if (sightings.length === 0) return;
+    const seen: LinkPairs = { endpointIds: [], fingerprints: [] };
+    for (const sighting of sightings) {
+      for (const fingerprint of new Set(sighting.fingerprints)) {
+        seen.endpointIds.push(sighting.endpointId);
+        seen.fingerprints.push(fingerprint);
+      }
+    }
+    await this.links.retireUnseen(
+      sightings.map((sighting) => sighting.endpointId),
+      certUse,
+      seen,
+      transaction,
+    );
+    await this.links.upsertSeen(certUse, seen, transaction);
   }
 }
