@@ -53,6 +53,29 @@ async function bareHandshakeRate(port: number, total: number): Promise<{ rate: n
   return { rate: total / ((performance.now() - started) / 1000), cpuMsEach: (cpu.user + cpu.system) / 1000 / total };
 }
 
+/**
+ * A reader of the CPU seconds of the bench's own PostgreSQL cluster: its postmaster (with the
+ * time of children that already exited, which the kernel adds to their parent) and its live
+ * backends. Not every `postgres` process on the machine: other clusters would count too.
+ */
+async function clusterCpuSeconds(databaseUrl: string): Promise<() => Promise<number>> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const directory = (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0].data_directory;
+  await client.end();
+  const postmaster = Number((await readFile(`${directory}/postmaster.pid`, 'utf8')).split('\n')[0]);
+  const ticks = async (pid: number, withExitedChildren: boolean) => {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+    const own = Number(fields[11]) + Number(fields[12]);
+    return withExitedChildren ? own + Number(fields[13]) + Number(fields[14]) : own;
+  };
+  return async () => {
+    const backends = execSync(`pgrep -P ${postmaster} || true`).toString().trim().split('\n').filter(Boolean).map(Number);
+    const live = await Promise.all(backends.map((pid) => ticks(pid, false).catch(() => 0)));
+    return ((await ticks(postmaster, true)) + live.reduce((a, b) => a + b, 0)) / 100;
+  };
+}
+
 async function main(): Promise<void> {
   await withBenchDatabase('agent', async (database) => {
     const tlsPort = await freePort();
@@ -78,13 +101,12 @@ async function main(): Promise<void> {
         const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
         return (Number(fields[11]) + Number(fields[12])) / 100;
       };
-      const postgresPids = () => execSync("pgrep -f 'postgres' || true").toString().trim().split('\n').filter(Boolean).map(Number);
+      const postgresCpu = await clusterCpuSeconds(database.url);
       const first = (await runAgentOnce(api.baseUrl, scannerToken)).wallMs;
-      const pgPids = postgresPids();
       const before = {
         api: await cpuSeconds(api.pid),
         tls: await cpuSeconds(tlsServer.pid!),
-        pg: (await Promise.all(pgPids.map((p) => cpuSeconds(p).catch(() => 0)))).reduce((a, b) => a + b, 0),
+        pg: await postgresCpu(),
       };
       const steady: number[] = [];
       const agentCpu: number[] = [];
@@ -96,7 +118,7 @@ async function main(): Promise<void> {
       const after = {
         api: await cpuSeconds(api.pid),
         tls: await cpuSeconds(tlsServer.pid!),
-        pg: (await Promise.all(pgPids.map((p) => cpuSeconds(p).catch(() => 0)))).reduce((a, b) => a + b, 0),
+        pg: await postgresCpu(),
       };
       const results = RUNS * ENDPOINTS;
       const agentSeconds = agentCpu.reduce((a, b) => a + b, 0) / 1000;
