@@ -5,10 +5,16 @@ import { ScannerApiClient } from './api-client';
 import { parseScannerEnvironment, type ScannerConfig, ScannerConfigurationError } from './config';
 import { SweepRunner, sweepProbeDeadlines } from './discovery/sweep-runner';
 import { jsonLog } from './log';
-import { AgentMetrics, type MetricsServer, serveMetrics } from './metrics';
+import type { AgentMetrics, MetricsServer } from './metrics';
 import { probeHost } from './probes/host-probe';
 import { probeSaml } from './probes/saml-probe';
 import { profileTls } from './probes/tls-profile';
+
+// prom-client costs more start-up CPU than all of the agent's own modules together, and every
+// `--once` run (a cron job, the agent benchmark) pays its start-up: loaded only when metrics are
+// served. TypeScript resolves `import()` by Node's ESM rules, hence the `.js`; SWC compiles it to
+// a `require` of the built file.
+const loadMetrics = () => import('./metrics.js');
 
 interface ProbeSettings {
   connectTimeoutMs: number;
@@ -46,7 +52,7 @@ async function main(): Promise<void> {
   const client = new ScannerApiClient(config.apiUrl, config.token);
   const guard = new OutboundGuard(config.outboundDeny);
   // Read at scrape time only, once the agent exists.
-  const metrics: AgentMetrics | null = config.metrics ? new AgentMetrics((): number => agent.pendingResults) : null;
+  const metrics: AgentMetrics | null = config.metrics ? new (await loadMetrics()).AgentMetrics((): number => agent.pendingResults) : null;
   const probeEndpoint = prober(config, guard);
   const agent = new Agent({
     client,
@@ -67,7 +73,7 @@ async function main(): Promise<void> {
   let metricsServer: MetricsServer | null = null;
   if (metrics && config.metrics) {
     try {
-      metricsServer = await serveMetrics(metrics.registry, config.metrics.host, config.metrics.port);
+      metricsServer = await (await loadMetrics()).serveMetrics(metrics.registry, config.metrics.host, config.metrics.port);
     } catch (error) {
       process.stderr.write(
         `cannot serve metrics on ${config.metrics.host}:${config.metrics.port}: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -3,7 +3,8 @@
 // no wrapping (a 95-character fingerprint stays on one line), tables as `Label: value` rows,
 // paragraphs and headings separated by one blank line, and link targets kept only where a reader
 // can follow them.
-import { compile, type DomNode, type FormatCallback, type SelectorDefinition } from 'html-to-text';
+import type { DomNode, FormatCallback, SelectorDefinition } from 'html-to-text';
+import { loadedOnFirstUse } from '../loaded-on-first-use';
 
 /** Only these targets are worth printing beside a label; relative, `#` and `javascript:` ones are not. */
 const LINK_TARGET = /^(?:https?:|mailto:)/i;
@@ -58,12 +59,16 @@ const SELECTORS: SelectorDefinition[] = [
   ...['head', 'title', 'style', 'script', 'template', 'noscript'].map((selector) => ({ selector, format: 'skip' })),
 ];
 
-const convert = compile({ wordwrap: false, formatters: FORMATTERS, selectors: SELECTORS });
+// Loaded and compiled at the first e-mail rendered, not at every start (loaded-on-first-use.ts).
+const converter = loadedOnFirstUse(() =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start-up
+  (require('html-to-text') as typeof import('html-to-text')).compile({ wordwrap: false, formatters: FORMATTERS, selectors: SELECTORS }),
+);
 
 /** HTML to readable text: the text alternative of every e-mail. */
 export function htmlToText(html: string): string {
   // Runs of <br> or empty paragraphs would leave gaps of several blank lines: keep one.
-  return convert(html)
+  return converter()(html)
     .replace(/[ \t]+$/gm, '')
     .replace(/\n{3,}/g, '\n\n')
     .replace(/^\n+/, '')

@@ -4,9 +4,11 @@ import { readChildren, readSingleDerElement } from '../x509/der';
 import { parseCertificates } from '../x509/parse-certificates';
 import { pkijsValidatesPath } from '../x509/testing/pkijs-oracle';
 import type { ParsedCertificate } from '../x509/types';
-import { x509 } from '../x509/x509-library';
+import { peculiarX509, type PeculiarX509 } from '../x509/x509-library';
 import type { RootStoreId } from './ccadb';
 import { type TrustAnchor, type TrustCandidate, TrustEvaluator } from './evaluate';
+
+const x509 = peculiarX509();
 
 const ROOT_SUBJECT = 'CN=Certkeeper Test Root, O=Certkeeper';
 const INTERMEDIATE_SUBJECT = 'CN=Certkeeper Test Intermediate, O=Certkeeper';
@@ -39,7 +41,7 @@ async function mintCaWithKeyId(options: {
 }): Promise<MintedCertificate> {
   const signer = options.issuer ?? { keys: options.keys, certificate: null };
   const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const extensions: x509.Extension[] = [
+  const extensions: PeculiarX509.Extension[] = [
     new x509.BasicConstraintsExtension(true, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
     new x509.SubjectKeyIdentifierExtension(options.subjectKeyId),

@@ -3,7 +3,9 @@ import { isIssuedBy } from './issued-by';
 import { parseCertificates } from './parse-certificates';
 import { generateKeyPair, KeyType, mintCertificate, MintedCertificate, mintChain } from './testing/mint';
 import { ParsedCertificate } from './types';
-import { x509 } from './x509-library';
+import { peculiarX509 } from './x509-library';
+
+const x509 = peculiarX509();
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 

@@ -5,7 +5,7 @@ import { decodeExtensions } from './extensions';
 import { nameOf, SIGNATURE_ALGORITHM_NAMES } from './oids';
 import { describePublicKey } from './public-key';
 import { ParsedCertificate } from './types';
-import { x509 } from './x509-library';
+import { peculiarX509, type PeculiarX509 } from './x509-library';
 
 const PEM_LINE_LENGTH = 64;
 
@@ -18,7 +18,7 @@ export function parseDerCertificate(bytes: Uint8Array): ParsedCertificate {
   const der = Uint8Array.from(bytes);
   const structure = readCertificateStructure(der);
   // @peculiar/x509 checks the whole certificate against the ASN.1 schema and decodes names and dates.
-  const certificate = new x509.X509Certificate(der);
+  const certificate = new (peculiarX509().X509Certificate)(der);
   return {
     der,
     pem: certificateToPem(der),
@@ -61,7 +61,7 @@ function serialNumberHex(integerContent: Uint8Array): string {
   return toHex(withoutSignOctet);
 }
 
-function firstValue(name: x509.Name, attributeType: string): string | null {
+function firstValue(name: PeculiarX509.Name, attributeType: string): string | null {
   const [first] = name.getField(attributeType);
   return first ?? null;
 }

@@ -1,5 +1,10 @@
-import * as pkijs from 'pkijs';
+import type * as Pkijs from 'pkijs';
+import { loadedOnFirstUse } from '../loaded-on-first-use';
 import { DerTag, readDerElement } from './der';
+
+// Only uploads of .p7b bundles need it; loaded then, not at every start (loaded-on-first-use.ts).
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at start-up
+const loadPkijs = loadedOnFirstUse(() => require('pkijs') as typeof Pkijs);
 
 /** The certificates of a PKCS #7 bundle, as the encodings found in it, in bundle order; or why there are none. */
 export type Pkcs7Reading = { certificates: Uint8Array[] } | { error: string };
@@ -57,7 +62,8 @@ export function looksLikeContentInfo(bytes: Uint8Array): boolean {
  * CertificateChoices are not X.509 public-key certificates and are skipped. Never throws.
  */
 export function readPkcs7Certificates(bytes: Uint8Array): Pkcs7Reading {
-  let contentInfo: pkijs.ContentInfo;
+  const pkijs = loadPkijs();
+  let contentInfo: Pkijs.ContentInfo;
   try {
     contentInfo = pkijs.ContentInfo.fromBER(bytes);
   } catch {

@@ -7,12 +7,13 @@ import { type KeyObject, sign, webcrypto } from 'node:crypto';
 import { readCertificateStructure } from '../certificate-structure';
 import { readChildren, readSingleDerElement } from '../der';
 import { parseIpAddress } from '../ip-address';
-import { x509 } from '../x509-library';
+import { peculiarX509, type PeculiarX509 } from '../x509-library';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
 // Node 20's global `crypto` is this same object; registering it explicitly keeps the factory
 // working whichever provider another test registered.
+const x509 = peculiarX509();
 x509.cryptoProvider.set(webcrypto);
 
 export type KeyType = 'rsa-2048' | 'rsa-4096' | 'rsa-pss-2048' | 'ecdsa-p256' | 'ecdsa-p384' | 'ed25519';
@@ -80,7 +81,7 @@ export interface MintedCertificate {
   /** One CERTIFICATE block ending in a newline, as in a .pem file. */
   pem: string;
   keys: CryptoKeyPair;
-  certificate: x509.X509Certificate;
+  certificate: PeculiarX509.X509Certificate;
 }
 
 export async function mintCertificate(options: MintOptions = {}): Promise<MintedCertificate> {
@@ -175,9 +176,9 @@ function derElement(tag: number, content: Buffer): Buffer {
   return Buffer.concat([Buffer.of(tag, 0x80 | length.length), length, content]);
 }
 
-async function extensions(options: MintOptions, keys: CryptoKeyPair, issuerKeys: CryptoKeyPair | null): Promise<x509.Extension[]> {
+async function extensions(options: MintOptions, keys: CryptoKeyPair, issuerKeys: CryptoKeyPair | null): Promise<PeculiarX509.Extension[]> {
   const isCa = options.ca ?? false;
-  const list: x509.Extension[] = [
+  const list: PeculiarX509.Extension[] = [
     new x509.KeyUsagesExtension(options.keyUsage ?? defaultKeyUsage(isCa), true),
     await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
   ];
@@ -198,7 +199,7 @@ function defaultKeyUsage(isCa: boolean): number {
   return isCa ? flags.keyCertSign | flags.cRLSign : flags.digitalSignature | flags.keyEncipherment;
 }
 
-function generalName(value: string): x509.JsonGeneralName {
+function generalName(value: string): PeculiarX509.JsonGeneralName {
   if (parseIpAddress(value) !== null) return { type: 'ip', value };
   if (value.includes('@')) return { type: 'email', value };
   if (value.includes('://')) return { type: 'url', value };
