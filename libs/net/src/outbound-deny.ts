@@ -25,9 +25,12 @@ export class OutboundDenyList {
   static readonly NONE = new OutboundDenyList([]);
 
   private readonly rules: readonly DenyRule[];
+  /** Every entry in one list: an allowed address, the common case, costs one check, not one per entry. */
+  private readonly everyRule = new BlockList();
 
   private constructor(readonly cidrs: readonly string[]) {
-    this.rules = cidrs.map((cidr) => ({ cidr, blockList: blockListOf(cidr) }));
+    this.rules = cidrs.map((cidr) => ({ cidr, blockList: addSubnet(new BlockList(), cidr) }));
+    for (const cidr of cidrs) addSubnet(this.everyRule, cidr);
   }
 
   /** The entries, comma-separated, or `none`: a value OUTBOUND_DENY reads back as this same list. */
@@ -40,6 +43,7 @@ export class OutboundDenyList {
     const family = isIP(address);
     if (family === 0) return null;
     const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (!this.everyRule.check(address, type)) return null;
     return this.rules.find((rule) => rule.blockList.check(address, type))?.cidr ?? null;
   }
 
@@ -88,9 +92,8 @@ function canonicalCidr(word: string): string | null {
   return `${canonical}/${prefix}`;
 }
 
-function blockListOf(cidr: string): BlockList {
+function addSubnet(blockList: BlockList, cidr: string): BlockList {
   const [address, prefix] = cidr.split('/');
-  const blockList = new BlockList();
   blockList.addSubnet(address, Number(prefix), isIP(address) === 4 ? 'ipv4' : 'ipv6');
   return blockList;
 }
