@@ -57,12 +57,47 @@ function main(argv) {
     process.stderr.write(`usage: node tools/build.js [--force] <${TARGETS.join('|')}>\n`);
     return 2;
   }
-  const installStatus = ensureInstalled();
-  if (installStatus !== 0) return installStatus;
+  const phases = new Phases(target);
+  try {
+    const installStatus = phases.time('installCheck', ensureInstalled);
+    if (installStatus !== 0) return installStatus;
 
-  const webStatus = target === 'scanner' ? 0 : buildWeb(force);
-  if (webStatus !== 0) return webStatus;
+    const webStatus = target === 'scanner' ? 0 : phases.time('web', () => buildWeb(force));
+    if (webStatus !== 0) return webStatus;
 
+    return phases.time('build', () => buildTarget(target, roots, force));
+  } finally {
+    phases.report();
+  }
+}
+
+/**
+ * How long each step took, in ms. With LOG_LEVEL=debug (as for the API) they are printed as one
+ * line of the API's JSON log format, so `npm start` shows every start-up phase, these included.
+ */
+class Phases {
+  constructor(target) {
+    this.fields = { target };
+  }
+
+  time(name, step) {
+    const started = performance.now();
+    try {
+      return step();
+    } finally {
+      this.fields[name] = Math.round(performance.now() - started);
+    }
+  }
+
+  report() {
+    if (process.env.LOG_LEVEL !== 'debug') return;
+    const entry = { time: new Date().toISOString(), level: 'debug', context: 'Build', msg: 'Build phases (ms)', ...this.fields };
+    process.stdout.write(`${JSON.stringify(entry)}\n`);
+  }
+}
+
+/** Compiles the target with SWC unless its stamp shows dist/ is current; returns an exit status. */
+function buildTarget(target, roots, force) {
   const exclude = swcExclude();
   const inputs = listInputs(roots, exclude);
   const fingerprint = fingerprintOf(inputs);

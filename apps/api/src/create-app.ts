@@ -52,7 +52,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // First of all middleware, so every response is counted, refusals before routing included.
   if (!options.preview) app.use(httpMetricsMiddleware(app.get(AppMetrics)));
   configureHttpPipeline(app, config);
-  serveOpenApi(app, buildOpenApiDocument(app));
+  // Built at its first request, not at every start (docs/decisions/0014-fast-start.md).
+  serveOpenApi(app, () => buildOpenApiDocument(app));
   // The web interface at `/`, outside /api, /api-docs and /metrics (section 14).
   if (!options.preview) serveWebInterface(app);
   return app;

@@ -129,8 +129,12 @@ export function sortKeys<T>(value: T): T {
 
 const DOCS_ASSETS_ECHO = '/api-docs/api-docs/';
 
-/** Serves the description at /api-docs/openapi.json and Swagger UI at /api-docs/index.html (both public). */
-export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {
+/**
+ * Serves the description at /api-docs/openapi.json and Swagger UI at /api-docs/index.html (both public).
+ * Given `() => buildOpenApiDocument(app)`, the document is built at the first request for it rather
+ * than at start-up, where scanning every route costs a few hundred ms (docs/decisions/0014-fast-start.md).
+ */
+export function serveOpenApi(app: INestApplication, document: OpenAPIObject | (() => OpenAPIObject)): void {
   // The page asks for its assets as ./api-docs/swagger-ui.css: right from /api-docs, but from
   // /api-docs/index.html that is /api-docs/api-docs/..., which @nestjs/swagger does not serve.
   app.use((req: Request, _res: Response, next: NextFunction) => {
