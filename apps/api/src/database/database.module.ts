@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CountCache } from './count-cache';
 import { DatabaseHealth } from './database-health';
+import { DatabaseNotifications } from './notifications';
 import { dataSourceOptions } from './data-source-options';
 import { runMigrationsUnderLock } from './migrate';
 
@@ -23,8 +24,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [DatabaseHealth, CountCache],
-      exports: [DatabaseHealth, CountCache],
+      providers: [DatabaseHealth, CountCache, DatabaseNotifications],
+      exports: [DatabaseHealth, CountCache, DatabaseNotifications],
     };
   }
 }

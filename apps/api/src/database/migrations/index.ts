@@ -12,6 +12,7 @@ import { DashboardIndexes1795305600000 } from './1795305600000-DashboardIndexes'
 import { ScanRequests1795309200000 } from './1795309200000-ScanRequests';
 import { EndpointStarttls1795312800000 } from './1795312800000-EndpointStarttls';
 import { CountVersions1795320000000 } from './1795320000000-CountVersions';
+import { SignInChangeSignal1795323600000 } from './1795323600000-SignInChangeSignal';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ScanRequests1795309200000,
   EndpointStarttls1795312800000,
   CountVersions1795320000000,
+  SignInChangeSignal1795323600000,
 ];

@@ -12,6 +12,7 @@ import { APP_CONFIG, APPLICATION_ID, type AppConfig } from '../../config/app-con
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ScannersService } from '../scanners/scanners.service';
 import { JWT_ALGORITHM, JWT_AUDIENCE, JWT_ISSUER, type JwtClaims } from '../sessions/jwt-claims';
+import { SessionUserCache } from '../sessions/session-user-cache';
 import { SessionsRepository } from '../sessions/sessions.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,6 +38,7 @@ export class TokenStrategies implements OnApplicationShutdown {
     @Inject(APPLICATION_ID) applicationId: string,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly sessions: SessionsRepository,
+    private readonly sessionUsers: SessionUserCache,
     private readonly apiKeys: ApiKeysService,
     private readonly scanners: ScannersService,
     private readonly clock: Clock,
@@ -84,8 +86,9 @@ export class TokenStrategies implements OnApplicationShutdown {
     // A token without a session (made before sessions existed, or forged with a leaked secret but
     // no row) never counts: the session row is what logout and a password change delete.
     if (typeof claims.sid !== 'string' || !UUID.test(claims.sid) || typeof claims.sub !== 'string' || !UUID.test(claims.sub)) return null;
-    // Read fresh on every request: a disabled, deleted or demoted user loses access at once.
-    const user = await this.sessions.findUserOfSession(claims.sid, claims.sub);
+    // A disabled, deleted or demoted user loses access at once: the cache forgets on every such
+    // change, on any replica (SessionUserCache).
+    const user = await this.sessionUsers.lookup(claims.sid, claims.sub, () => this.sessions.findUserOfSession(claims.sid, claims.sub));
     if (!user || user.disabled) return null;
     return { kind: 'user', userId: user.id, email: user.email, role: user.role, credential: { kind: 'session', sessionId: claims.sid } };
   }

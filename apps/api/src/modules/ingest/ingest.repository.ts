@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { StarttlsProtocol, TlsProfile, WorkItem } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
-import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 
@@ -32,11 +31,6 @@ export class IngestRepository {
 
   inTransaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
-  }
-
-  /** Where the pool connects: ScanWorkSignal opens its one LISTEN connection, outside the pool, there. */
-  databaseUrl(): string | undefined {
-    return (this.dataSource.options as PostgresConnectionOptions).url;
   }
 
   /**

@@ -1,13 +1,9 @@
-import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Client } from 'pg';
+import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
+import { DatabaseNotifications } from '../../database/notifications';
 import { SCAN_WORK_CHANNEL } from '../endpoints/scan-work-channel';
-import { IngestRepository } from './ingest.repository';
 
 /** Long-polls one scanner may hold at once on this process; more are answered at once, unheld. */
 export const MAX_WAITS_PER_SCANNER = 4;
-const CONNECT_TIMEOUT_MS = 5000;
-const RECONNECT_MIN_MS = 1000;
-const RECONNECT_MAX_MS = 30_000;
 /** While the listening connection is down a notification may be missed: waits look again this often. */
 const UNHEARD_RECHECK_MS = 2000;
 
@@ -32,26 +28,23 @@ interface Watcher {
 }
 
 /**
- * The wake-up side of scan now (docs/decisions/0012-scan-now.md): one dedicated PostgreSQL
- * connection per API process LISTENs on SCAN_WORK_CHANNEL, so a NOTIFY committed on any replica
- * (an endpoint created, a scan requested) wakes the long-polls this process holds. Not one
- * connection per waiting request: the pool stays free for real work. A dropped connection is
- * re-opened with backoff and every waiter looks again, since notifications sent meanwhile are lost.
+ * The wake-up side of scan now (docs/decisions/0012-scan-now.md): the process's listening
+ * connection (DatabaseNotifications) hears SCAN_WORK_CHANNEL, so a NOTIFY committed on any replica
+ * (an endpoint created, a scan requested) wakes the long-polls this process holds. When that
+ * connection was down and listens again, every waiter looks again, since notifications sent
+ * meanwhile are lost.
  */
 @Injectable()
-export class ScanWorkSignal implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
-  private readonly logger = new Logger('ScanWorkSignal');
+export class ScanWorkSignal implements BeforeApplicationShutdown {
   private readonly watchers = new Set<Watcher>();
-  private client: Client | null = null;
-  private listening = false;
   private closing = false;
-  private reconnectDelayMs = RECONNECT_MIN_MS;
-  private reconnectTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly ingest: IngestRepository) {}
-
-  onModuleInit(): void {
-    void this.connect();
+  constructor(private readonly notifications: DatabaseNotifications) {
+    notifications.subscribe(SCAN_WORK_CHANNEL, {
+      notified: (payload) => this.notified(payload),
+      // Anything sent while nobody listened is unknown: every waiter looks again.
+      resync: () => this.watchers.forEach((watcher) => this.poke(watcher)),
+    });
   }
 
   /**
@@ -60,15 +53,7 @@ export class ScanWorkSignal implements OnModuleInit, BeforeApplicationShutdown, 
    */
   beforeApplicationShutdown(): void {
     this.closing = true;
-    clearTimeout(this.reconnectTimer);
     for (const watcher of this.watchers) watcher.wake?.('closing');
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.beforeApplicationShutdown();
-    const client = this.client;
-    this.client = null;
-    await client?.end().catch(() => undefined);
   }
 
   /**
@@ -89,7 +74,7 @@ export class ScanWorkSignal implements OnModuleInit, BeforeApplicationShutdown, 
           return Promise.resolve('woken');
         }
         // Unheard, a notification could be missed: look again sooner, as if woken.
-        const heard = this.listening;
+        const heard = this.notifications.listening;
         return new Promise<WaitOutcome>((resolve) => {
           const timer = setTimeout(
             () => watcher.wake?.(heard ? 'deadline' : 'woken'),
@@ -119,49 +104,5 @@ export class ScanWorkSignal implements OnModuleInit, BeforeApplicationShutdown, 
   private poke(watcher: Watcher): void {
     if (watcher.wake) watcher.wake('woken');
     else watcher.pending = true;
-  }
-
-  private async connect(): Promise<void> {
-    if (this.closing) return;
-    const client = new Client({
-      connectionString: this.ingest.databaseUrl(),
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // A silently dead connection (a failover, a cut network) is noticed and re-opened.
-      keepAlive: true,
-      application_name: 'certkeeper-api-listen',
-    });
-    this.client = client;
-    client.on('notification', (message) => {
-      if (message.channel === SCAN_WORK_CHANNEL) this.notified(message.payload ?? '');
-    });
-    client.on('error', (error) => this.lost(client, error));
-    client.on('end', () => this.lost(client, null));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${SCAN_WORK_CHANNEL}`);
-    } catch (error) {
-      this.lost(client, error);
-      return;
-    }
-    if (this.client !== client) return;
-    this.listening = true;
-    this.reconnectDelayMs = RECONNECT_MIN_MS;
-    // Anything sent while nobody listened is unknown: every waiter looks again.
-    for (const watcher of this.watchers) this.poke(watcher);
-  }
-
-  private lost(client: Client, error: unknown): void {
-    if (this.client !== client) return;
-    this.client = null;
-    this.listening = false;
-    client.removeAllListeners('notification');
-    void client.end().catch(() => undefined);
-    if (this.closing) return;
-    this.logger.warn(
-      `Not listening for scan work (${error instanceof Error ? error.message : 'connection closed'}); ` +
-        `retrying in ${Math.round(this.reconnectDelayMs / 1000)} s.`,
-    );
-    this.reconnectTimer = setTimeout(() => void this.connect(), this.reconnectDelayMs);
-    this.reconnectDelayMs = Math.min(RECONNECT_MAX_MS, this.reconnectDelayMs * 2);
   }
 }

@@ -1,0 +1,111 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { DatabaseNotifications } from '../src/database/notifications';
+import { databaseUrl, withAdminClient } from './support/test-database';
+import { bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
+
+/**
+ * The session check of every request is answered from memory for a few seconds
+ * (SessionUserCache, docs/performance.md "Sessions"); each case shows a revocation still taking
+ * effect at once, whoever makes it, and that the cache is really used.
+ */
+describe('cached session checks', () => {
+  let t: TestApp;
+  let other: Client;
+  let sessionLookups: number;
+
+  const me = (token: string) => t.http.get('/api/v1/me').set(bearer(token));
+  /** Polls until `request` answers `status`: a notification takes milliseconds, not a request. */
+  const eventually = async (request: () => Promise<{ status: number }>, status: number) => {
+    const deadline = Date.now() + 3000;
+    let last = 0;
+    while (Date.now() < deadline) {
+      last = (await request()).status;
+      if (last === status) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`still ${last}, not ${status}, after 3 s`);
+  };
+  const listening = () => t.app.get(DatabaseNotifications).listening;
+  const sessionOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sid: string }).sid;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    other = new Client({ connectionString: databaseUrl(t.databaseName) });
+    await other.connect();
+    const dataSource = t.app.get(DataSource);
+    const query = dataSource.query.bind(dataSource);
+    jest.spyOn(dataSource, 'query').mockImplementation((text: string, ...rest: unknown[]) => {
+      if (text.includes('FROM users u JOIN sessions s')) sessionLookups += 1;
+      return (query as (...args: unknown[]) => Promise<unknown>)(text, ...rest);
+    });
+    await eventually(() => Promise.resolve({ status: listening() ? 200 : 0 }), 200);
+  });
+
+  afterAll(async () => {
+    await other.end();
+    await t.close();
+  });
+
+  beforeEach(() => {
+    sessionLookups = 0;
+  });
+
+  it('checks a session once, then answers from memory', async () => {
+    const token = await login(t);
+    await me(token).expect(200);
+    await me(token).expect(200);
+    await me(token).expect(200);
+    expect(sessionLookups).toBe(1);
+  });
+
+  it('refuses a token at the very next request after its logout on this process', async () => {
+    const token = await login(t);
+    await me(token).expect(200);
+    await t.http.post('/api/v1/auth/logout').set(bearer(token)).expect(204);
+    await me(token).expect(401);
+  });
+
+  it('refuses a token soon after its session is deleted behind the API (another replica, psql)', async () => {
+    const token = await login(t);
+    await me(token).expect(200);
+    await other.query('DELETE FROM sessions WHERE id = $1', [sessionOf(token)]);
+    await eventually(() => me(token), 401);
+  });
+
+  it("applies a role change or a disabled account made behind the API's back", async () => {
+    const user = await createUser(t, 'operator');
+    const token = await login(t, user.email, user.password);
+    await t.http.get('/api/v1/users').set(bearer(token)).expect(403);
+    await other.query(`UPDATE users SET role = 'admin' WHERE id = $1`, [user.id]);
+    await eventually(() => t.http.get('/api/v1/users').set(bearer(token)), 200);
+    await other.query('UPDATE users SET disabled = true WHERE id = $1', [user.id]);
+    await eventually(() => me(token), 401);
+  });
+
+  it('caches nothing while it cannot hear notifications, and caches again once it can', async () => {
+    const token = await login(t);
+    await me(token).expect(200);
+    await withAdminClient((client) =>
+      client.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'certkeeper-api-listen' AND datname = $1`,
+        [t.databaseName],
+      ),
+    );
+    await eventually(() => Promise.resolve({ status: listening() ? 0 : 1 }), 1);
+    sessionLookups = 0;
+    await me(token).expect(200);
+    await me(token).expect(200);
+    expect(sessionLookups).toBe(2);
+    // Deaf, a deletion behind its back still counts at the next request.
+    await other.query('DELETE FROM sessions WHERE id = $1', [sessionOf(token)]);
+    await me(token).expect(401);
+
+    await eventually(() => Promise.resolve({ status: listening() ? 1 : 0 }), 1);
+    const again = await login(t);
+    sessionLookups = 0;
+    await me(again).expect(200);
+    await me(again).expect(200);
+    expect(sessionLookups).toBe(1);
+  });
+});
