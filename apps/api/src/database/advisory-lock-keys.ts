@@ -43,11 +43,3 @@ export const TRUST_ARRIVALS_LOCK_KEY = 7_341_300;
 
 /** Serialises full trust passes across replicas (session lock). */
 export const TRUST_FULL_PASS_LOCK_KEY = 7_341_301;
-
-/**
- * Writes that change what a cached count counts hold it shared until they commit (taken by the
- * triggers of migration 1795320000000); the count cache takes it exclusively for a moment (try,
- * never waits) so it caches only what no write in flight can still change (docs/performance.md).
- * The value is written into that migration's trigger function: never change it here alone.
- */
-export const COUNTED_WRITES_LOCK_KEY = 7_341_400;

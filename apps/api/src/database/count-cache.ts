@@ -1,66 +1,77 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { COUNTED_WRITES_LOCK_KEY } from './advisory-lock-keys';
+import { DatabaseNotifications } from './notifications';
 import type { SqlQuery } from './row-stream';
 
-/** The tables with a change version (migration 1795320000000), and the sequence that holds it. */
-const VERSION_SEQUENCES = {
-  endpoints: 'endpoints_count_version',
-  certificates: 'certificates_count_version',
-} as const;
+/** The channel migration 1795320000000 notifies, with the table's name, when a counted row changes. */
+export const COUNT_CHANNEL = 'certkeeper_counts';
 
-export type CountedTable = keyof typeof VERSION_SEQUENCES;
+/** The tables whose counted columns notify (migration 1795320000000). */
+export type CountedTable = 'endpoints' | 'certificates';
 
 /** Distinct counts remembered; the least recently used is forgotten first. */
 const MAX_ENTRIES = 1000;
 
 interface Entry {
-  version: string;
+  tables: readonly CountedTable[];
   total: number;
 }
 
 /**
- * Exact `totalCount`s without counting 100,000 rows on every page (docs/performance.md, "Counts").
- * A count is remembered with the change versions of the tables it reads; it is answered again only
- * while those versions stand. Every write that could change it bumps a version (the triggers of
- * migration 1795320000000), on any replica, so the cache is as exact as counting every time.
- *
- * The one subtle case is a write in flight: it bumps its version before it commits. Writes hold
- * COUNTED_WRITES_LOCK_KEY shared until they commit, and the version is read together with an
- * exclusive try of that lock: when the try succeeds no write is in flight, so every bump seen is
- * committed and the count that follows (a later snapshot) includes at least those writes. When it
- * fails, the count is made and answered, but not remembered. The version read is one cheap round
- * trip, made beside the page's own query.
+ * `totalCount`s without counting 100,000 rows on every page (docs/performance.md, "Counts"). A
+ * count is remembered until a write could change it:
+ * - a write anywhere (another replica, psql) notifies every process at its commit, and the counts
+ *   over that table are forgotten within milliseconds;
+ * - a request on this process that may have written forgets them all before its response goes
+ *   out (ForgetAfterWrites), so a client always sees its own change;
+ * - while the listening connection is down nothing is remembered, and a count in flight when a
+ *   notification for one of its tables arrives is answered but not kept.
+ * Counts that depend on the clock (an expiry window) must not come here: nothing notifies as time passes.
  */
 @Injectable()
 export class CountCache {
   private readonly entries = new Map<string, Entry>();
+  /** Per table, moves on every notification, so a count that straddles one is not kept. */
+  private readonly generations = new Map<CountedTable, number>();
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly notifications: DatabaseNotifications,
+  ) {
+    notifications.subscribe(COUNT_CHANNEL, {
+      notified: (table) => this.forgetTable(table as CountedTable),
+      resync: () => this.forgetAll(),
+    });
+    notifications.forgetAfterWrites(() => this.forgetAll());
+  }
 
   /** `count` must return one row with an integer `total`, and read only counted columns of `tables`. */
   async count(count: SqlQuery, tables: readonly CountedTable[]): Promise<number> {
     const key = `${count.text}\u0000${JSON.stringify(count.values)}`;
-    const { version, quiet } = await this.readVersion(tables);
     const remembered = this.entries.get(key);
-    if (remembered?.version === version) {
+    if (remembered && this.notifications.listening) {
       this.remember(key, remembered);
       return remembered.total;
     }
+    const before = this.generationsOf(tables);
     const rows = await this.dataSource.query<{ total: number }[]>(count.text, count.values);
     const total = rows[0].total;
-    if (quiet) this.remember(key, { version, total });
+    if (this.notifications.listening && this.generationsOf(tables) === before) this.remember(key, { tables, total });
     return total;
   }
 
-  private async readVersion(tables: readonly CountedTable[]): Promise<{ version: string; quiet: boolean }> {
-    const versions = tables.map((table) => `(SELECT last_value FROM ${VERSION_SEQUENCES[table]})::text`).join(` || ':' || `);
-    const rows = await this.dataSource.query<{ quiet: boolean; version: string }[]>(
-      `SELECT pg_try_advisory_xact_lock($1) AS quiet, ${versions} AS version`,
-      [COUNTED_WRITES_LOCK_KEY],
-    );
-    return rows[0];
+  private generationsOf(tables: readonly CountedTable[]): string {
+    return tables.map((table) => this.generations.get(table) ?? 0).join(':');
+  }
+
+  private forgetTable(table: CountedTable): void {
+    this.generations.set(table, (this.generations.get(table) ?? 0) + 1);
+    for (const [key, entry] of this.entries) if (entry.tables.includes(table)) this.entries.delete(key);
+  }
+
+  private forgetAll(): void {
+    for (const table of ['endpoints', 'certificates'] as const) this.forgetTable(table);
   }
 
   /** A Map keeps insertion order: re-inserting makes the entry the most recent. */

@@ -1,8 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CountCache } from './count-cache';
 import { DatabaseHealth } from './database-health';
+import { ForgetAfterWrites } from './forget-after-writes.interceptor';
 import { DatabaseNotifications } from './notifications';
 import { dataSourceOptions } from './data-source-options';
 import { runMigrationsUnderLock } from './migrate';
@@ -24,7 +26,13 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [DatabaseHealth, CountCache, DatabaseNotifications],
+      providers: [
+        DatabaseHealth,
+        CountCache,
+        DatabaseNotifications,
+        // Global: a write request, whichever module serves it, may change what the caches hold.
+        { provide: APP_INTERCEPTOR, useClass: ForgetAfterWrites },
+      ],
       exports: [DatabaseHealth, CountCache, DatabaseNotifications],
     };
   }

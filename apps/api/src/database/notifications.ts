@@ -22,8 +22,8 @@ export interface ChannelListener {
 
 /**
  * One dedicated PostgreSQL connection per API process that LISTENs on every channel the
- * process's services subscribe to: scan work (docs/decisions/0012-scan-now.md) and changes to
- * sign-in state (docs/performance.md, "Sessions"). Not a connection per waiting request or per
+ * process's services subscribe to: scan work (docs/decisions/0012-scan-now.md), changes to sign-in
+ * state and to counted rows (docs/performance.md, "Sessions" and "Counts"). Not a connection per waiting request or per
  * service: the pool stays free for real work. A dropped connection is re-opened with backoff; each
  * subscriber is then told to resync. `listening` says whether notifications can be trusted now.
  */
@@ -31,6 +31,7 @@ export interface ChannelListener {
 export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('DatabaseNotifications');
   private readonly listeners = new Map<string, ChannelListener[]>();
+  private readonly forgetters: (() => void)[] = [];
   private client: Client | null = null;
   private closing = false;
   private reconnectDelayMs = RECONNECT_MIN_MS;
@@ -43,6 +44,20 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
   subscribe(channel: string, listener: ChannelListener): void {
     if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
     this.listeners.set(channel, [...(this.listeners.get(channel) ?? []), listener]);
+  }
+
+  /**
+   * Registers what a cache built on notifications must do when this process itself wrote: the
+   * notification of its own commit may arrive after the client's next request, so the cache
+   * forgets at once instead (see wroteHere).
+   */
+  forgetAfterWrites(forget: () => void): void {
+    this.forgetters.push(forget);
+  }
+
+  /** Called once a request that may have written has finished, before its response goes out. */
+  wroteHere(): void {
+    for (const forget of this.forgetters) forget();
   }
 
   onModuleInit(): void {

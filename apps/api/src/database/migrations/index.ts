@@ -11,7 +11,7 @@ import { SessionsAndSignIn1795302000000 } from './1795302000000-SessionsAndSignI
 import { DashboardIndexes1795305600000 } from './1795305600000-DashboardIndexes';
 import { ScanRequests1795309200000 } from './1795309200000-ScanRequests';
 import { EndpointStarttls1795312800000 } from './1795312800000-EndpointStarttls';
-import { CountVersions1795320000000 } from './1795320000000-CountVersions';
+import { CountChangeSignal1795320000000 } from './1795320000000-CountChangeSignal';
 import { SignInChangeSignal1795323600000 } from './1795323600000-SignInChangeSignal';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
@@ -29,6 +29,6 @@ export const MIGRATIONS = [
   DashboardIndexes1795305600000,
   ScanRequests1795309200000,
   EndpointStarttls1795312800000,
-  CountVersions1795320000000,
+  CountChangeSignal1795320000000,
   SignInChangeSignal1795323600000,
 ];

@@ -15,7 +15,7 @@ const MAX_ENTRIES = 10_000;
  * - a session ending or a user changing anywhere (another replica, psql) notifies every process,
  *   which forgets everything it cached, within milliseconds of the commit;
  * - a request that changed something on this process forgets before its response is sent
- *   (ForgetSessionsAfterWrites), so its own client never sees the old state;
+ *   (ForgetAfterWrites), so its own client never sees the old state;
  * - while the listening connection is down nothing is cached, and a check that was in flight when
  *   a notification arrived is not kept.
  */
@@ -27,6 +27,7 @@ export class SessionUserCache {
 
   constructor(private readonly notifications: DatabaseNotifications) {
     notifications.subscribe(SIGN_IN_CHANNEL, { notified: () => this.forget(), resync: () => this.forget() });
+    notifications.forgetAfterWrites(() => this.forget());
   }
 
   async lookup(sessionId: string, userId: string, load: () => Promise<SessionUser | null>): Promise<SessionUser | null> {

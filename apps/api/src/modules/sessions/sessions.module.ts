@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
-import { ForgetSessionsAfterWrites } from './forget-sessions-after-writes';
 import { LoginThrottle } from './login-throttle';
 import { LoginThrottleRepository } from './login-throttle.repository';
 import { SessionIssuer } from './session-issuer';
@@ -15,16 +13,7 @@ import { SignInHousekeeping } from './sign-in-housekeeping';
  */
 @Module({
   imports: [JwtModule.register({})],
-  providers: [
-    SessionsRepository,
-    SessionIssuer,
-    SessionUserCache,
-    LoginThrottle,
-    LoginThrottleRepository,
-    SignInHousekeeping,
-    // Global: every write request, whichever module serves it, may end sessions or change users.
-    { provide: APP_INTERCEPTOR, useClass: ForgetSessionsAfterWrites },
-  ],
+  providers: [SessionsRepository, SessionIssuer, SessionUserCache, LoginThrottle, LoginThrottleRepository, SignInHousekeeping],
   exports: [SessionsRepository, SessionIssuer, SessionUserCache, LoginThrottle],
 })
 export class SessionsModule {}
