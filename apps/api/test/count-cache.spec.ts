@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from '../src/database/notifications';
+import { eventually } from './support/eventually';
 import { databaseUrl, withAdminClient } from './support/test-database';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
@@ -23,16 +24,14 @@ describe('exact totalCount from the count cache', () => {
 
   const total = async (query: string) =>
     ((await t.http.get(`/api/v1/endpoints?${query}`).set(bearer(admin)).expect(200)).body as Page).totalCount;
-  /** Polls until the list's total is `expected`: a notification takes milliseconds, not a request. */
-  const eventually = async (query: string, expected: number) => {
-    const deadline = Date.now() + 3000;
-    let last = await total(query);
-    while (last !== expected && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      last = await total(query);
-    }
-    expect(last).toBe(expected);
-  };
+  /** The list's total once it is `expected`, or after 3 s: a notification takes milliseconds, not a request. */
+  const eventuallyTotal = async (query: string, expected: number) =>
+    expect(
+      await eventually(
+        () => total(query),
+        (value) => value === expected,
+      ),
+    ).toBe(expected);
   const listening = () => t.app.get(DatabaseNotifications).listening;
   const insertEndpoint = (client: Client, name: string, tags: string[] = []) =>
     client.query(`INSERT INTO endpoints (name, type, tags, search_text) VALUES ($1, 'manual', $2, lower($1))`, [name, tags]);
@@ -43,7 +42,7 @@ describe('exact totalCount from the count cache', () => {
     other = new Client({ connectionString: databaseUrl(t.databaseName) });
     await other.connect();
     for (let i = 0; i < 5; i += 1) await insertEndpoint(other, `count-${i}`, i % 2 === 0 ? ['count:even'] : []);
-    while (!listening()) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(listening, (value) => value);
     const dataSource = t.app.get(DataSource);
     const query = dataSource.query.bind(dataSource);
     jest.spyOn(dataSource, 'query').mockImplementation((text: string, ...rest: unknown[]) => {
@@ -76,17 +75,17 @@ describe('exact totalCount from the count cache', () => {
 
   it('follows an insert, a counted update and a delete made on another connection', async () => {
     await insertEndpoint(other, 'count-5', ['count:even']);
-    await eventually('q=count-', 6);
-    await eventually('q=count-&tag=count:even', 4);
+    await eventuallyTotal('q=count-', 6);
+    await eventuallyTotal('q=count-&tag=count:even', 4);
 
     await other.query(`UPDATE endpoints SET tags = '{}' WHERE name = 'count-0'`);
-    await eventually('q=count-&tag=count:even', 3);
+    await eventuallyTotal('q=count-&tag=count:even', 3);
     expect(await total('q=count-&has_error=true')).toBe(0);
     await other.query(`UPDATE endpoints SET error_since = now() WHERE name = 'count-1'`);
-    await eventually('q=count-&has_error=true', 1);
+    await eventuallyTotal('q=count-&has_error=true', 1);
 
     await other.query(`DELETE FROM endpoints WHERE name = 'count-5'`);
-    await eventually('q=count-', 5);
+    await eventuallyTotal('q=count-', 5);
   });
 
   it('sees a write made through the API at once', async () => {
@@ -101,7 +100,7 @@ describe('exact totalCount from the count cache', () => {
     await insertEndpoint(other, 'count-in-flight');
     expect(await total('q=count-')).toBe(6);
     await other.query('COMMIT');
-    await eventually('q=count-', 7);
+    await eventuallyTotal('q=count-', 7);
   });
 
   it('remembers nothing while it cannot hear notifications, and remembers again once it can', async () => {
@@ -111,7 +110,7 @@ describe('exact totalCount from the count cache', () => {
         [t.databaseName],
       ),
     );
-    while (listening()) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(listening, (value) => !value);
     countQueries = 0;
     expect(await total('q=count-')).toBe(7);
     // Deaf, a write behind its back still counts at the next request.
@@ -119,7 +118,7 @@ describe('exact totalCount from the count cache', () => {
     expect(await total('q=count-')).toBe(8);
     expect(countQueries).toBe(2);
 
-    while (!listening()) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(listening, (value) => value);
     countQueries = 0;
     expect(await total('q=count-')).toBe(8);
     expect(await total('q=count-')).toBe(8);
@@ -129,11 +128,7 @@ describe('exact totalCount from the count cache', () => {
   it("keeps the search's total following a certificate and an endpoint added behind its back", async () => {
     const search = async () =>
       ((await t.http.get('/api/v1/search?q=counted-search').set(bearer(admin)).expect(200)).body as Page).totalCount;
-    const searchEventually = async (expected: number) => {
-      const deadline = Date.now() + 3000;
-      while ((await search()) !== expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await search()).toBe(expected);
-    };
+    const searchEventually = async (expected: number) => expect(await eventually(search, (value) => value === expected)).toBe(expected);
     expect(await search()).toBe(0);
     await insertEndpoint(other, 'counted-search-endpoint');
     await searchEventually(1);

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from '../src/database/notifications';
+import { eventually } from './support/eventually';
 import { databaseUrl, withAdminClient } from './support/test-database';
 import { bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
 
@@ -15,17 +16,9 @@ describe('cached session checks', () => {
   let sessionLookups: number;
 
   const me = (token: string) => t.http.get('/api/v1/me').set(bearer(token));
-  /** Polls until `request` answers `status`: a notification takes milliseconds, not a request. */
-  const eventually = async (request: () => Promise<{ status: number }>, status: number) => {
-    const deadline = Date.now() + 3000;
-    let last = 0;
-    while (Date.now() < deadline) {
-      last = (await request()).status;
-      if (last === status) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`still ${last}, not ${status}, after 3 s`);
-  };
+  /** Requests until the answer is `status`, for at most 3 s: a notification takes milliseconds, not a request. */
+  const answersEventually = async (request: () => Promise<{ status: number }>, status: number) =>
+    expect((await eventually(request, (response) => response.status === status)).status).toBe(status);
   const listening = () => t.app.get(DatabaseNotifications).listening;
   const sessionOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sid: string }).sid;
 
@@ -39,7 +32,7 @@ describe('cached session checks', () => {
       if (text.includes('FROM users u JOIN sessions s')) sessionLookups += 1;
       return (query as (...args: unknown[]) => Promise<unknown>)(text, ...rest);
     });
-    await eventually(() => Promise.resolve({ status: listening() ? 200 : 0 }), 200);
+    await eventually(listening, (value) => value);
   });
 
   afterAll(async () => {
@@ -70,7 +63,7 @@ describe('cached session checks', () => {
     const token = await login(t);
     await me(token).expect(200);
     await other.query('DELETE FROM sessions WHERE id = $1', [sessionOf(token)]);
-    await eventually(() => me(token), 401);
+    await answersEventually(() => me(token), 401);
   });
 
   it("applies a role change or a disabled account made behind the API's back", async () => {
@@ -78,9 +71,9 @@ describe('cached session checks', () => {
     const token = await login(t, user.email, user.password);
     await t.http.get('/api/v1/users').set(bearer(token)).expect(403);
     await other.query(`UPDATE users SET role = 'admin' WHERE id = $1`, [user.id]);
-    await eventually(() => t.http.get('/api/v1/users').set(bearer(token)), 200);
+    await answersEventually(() => t.http.get('/api/v1/users').set(bearer(token)), 200);
     await other.query('UPDATE users SET disabled = true WHERE id = $1', [user.id]);
-    await eventually(() => me(token), 401);
+    await answersEventually(() => me(token), 401);
   });
 
   it('caches nothing while it cannot hear notifications, and caches again once it can', async () => {
@@ -92,7 +85,7 @@ describe('cached session checks', () => {
         [t.databaseName],
       ),
     );
-    await eventually(() => Promise.resolve({ status: listening() ? 0 : 1 }), 1);
+    await eventually(listening, (value) => !value);
     sessionLookups = 0;
     await me(token).expect(200);
     await me(token).expect(200);
@@ -101,7 +94,7 @@ describe('cached session checks', () => {
     await other.query('DELETE FROM sessions WHERE id = $1', [sessionOf(token)]);
     await me(token).expect(401);
 
-    await eventually(() => Promise.resolve({ status: listening() ? 1 : 0 }), 1);
+    await eventually(listening, (value) => value);
     const again = await login(t);
     sessionLookups = 0;
     await me(again).expect(200);
