@@ -11,10 +11,12 @@ import { setFlagsFromString } from 'node:v8';
 export const HEAP_GROWING_PERCENT = 30;
 
 /**
- * Applies HEAP_GROWING_PERCENT unless the operator chose a value (NODE_OPTIONS or the command
- * line). V8 reads this flag at every full collection, so setting it at start-up takes effect.
+ * Applies HEAP_GROWING_PERCENT unless the operator chose a value on node's command line (Node
+ * refuses the flag in NODE_OPTIONS). V8 reads it at every full collection, so setting it at
+ * start-up takes effect.
  */
 export function limitHeapGrowth(): void {
-  const chosen = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((option) => option.includes('heap-growing-percent'));
-  if (!chosen) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (!process.execArgv.some((option) => option.includes('heap-growing-percent'))) {
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  }
 }
