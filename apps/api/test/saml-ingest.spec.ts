@@ -159,14 +159,8 @@ describe('SAML metadata ingest', () => {
         certificates: [der.toString('base64')],
       })),
     );
-    const blocker = t.http
-      .post('/api/v1/scanner/results')
-      .set(bearer(scanner.token))
-      .send({ results: [samlResult(await endpoint('busy'), blocking)] });
-    const blockerDone = blocker.then((response) => response.status);
-    await sleep(500);
-
-    // Four posts of ten results: forty documents for a room of 32 behind the busy thread.
+    // Four posts of ten results: forty documents for a room of 32 behind the busy thread. Made
+    // before the blocker starts, so that only the posts themselves fall in its busy second.
     const certificates = reissueWithSerials(template.der, key, 40);
     const ids = await Promise.all(certificates.map((_, n) => endpoint(`queued-${n}`)));
     const batches = [0, 1, 2, 3].map((b) =>
@@ -175,6 +169,13 @@ describe('SAML metadata ingest', () => {
         return samlResult(id, aggregate([{ entityId: `https://queued-${b * 10 + i}.example.org`, certificates: [certificate] }]));
       }),
     );
+    const blocker = t.http
+      .post('/api/v1/scanner/results')
+      .set(bearer(scanner.token))
+      .send({ results: [samlResult(await endpoint('busy'), blocking)] });
+    const blockerDone = blocker.then((response) => response.status);
+    await sleep(500);
+
     const first = await Promise.all(
       batches.map((results) => t.http.post('/api/v1/scanner/results').set(bearer(scanner.token)).send({ results })),
     );

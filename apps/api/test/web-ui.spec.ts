@@ -182,7 +182,8 @@ describeWithChromium('the web interface in a browser', () => {
     expect(await endpointsCount.getByRole('link').textContent()).toBe('0');
     await page.getByLabel(/^Show every endpoint/).click();
     await page.waitForURL('**/?scope=all');
-    expect(await page.getByLabel(/^Show every endpoint/).isChecked()).toBe(true);
+    // The box follows the address once the dashboard has re-read it: wait for the checked box, not a moment.
+    await page.getByRole('checkbox', { name: /^Show every endpoint/, checked: true }).waitFor();
     await endpointsCount.getByRole('link', { name: /^[1-9]/ }).waitFor();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints' }).click();
     await page.getByRole('link', { name: 'Viewer sees this' }).waitFor();
