@@ -8,7 +8,8 @@ import type { SqlQuery } from './row-stream';
 export const COUNT_CHANNEL = 'certkeeper_counts';
 
 /** The tables whose counted columns notify (migration 1795320000000). */
-export type CountedTable = 'endpoints' | 'certificates';
+const COUNTED_TABLES = ['endpoints', 'certificates'] as const;
+export type CountedTable = (typeof COUNTED_TABLES)[number];
 
 /** Distinct counts remembered; the least recently used is forgotten first. */
 const MAX_ENTRIES = 1000;
@@ -71,7 +72,7 @@ export class CountCache {
   }
 
   private forgetAll(): void {
-    for (const table of ['endpoints', 'certificates'] as const) this.forgetTable(table);
+    for (const table of COUNTED_TABLES) this.forgetTable(table);
   }
 
   /** A Map keeps insertion order: re-inserting makes the entry the most recent. */

@@ -6,6 +6,7 @@ import { recordFigure } from '@certkeeper/net/testing';
 import { freePort } from '../../src/common/net/free-port';
 import {
   BENCH_ADMIN,
+  cpuMsOf,
   benchApiEnv,
   login,
   median,
@@ -64,15 +65,10 @@ async function clusterCpuSeconds(databaseUrl: string): Promise<() => Promise<num
   const directory = (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0].data_directory;
   await client.end();
   const postmaster = Number((await readFile(`${directory}/postmaster.pid`, 'utf8')).split('\n')[0]);
-  const ticks = async (pid: number, withExitedChildren: boolean) => {
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-    const own = Number(fields[11]) + Number(fields[12]);
-    return withExitedChildren ? own + Number(fields[13]) + Number(fields[14]) : own;
-  };
   return async () => {
     const backends = execSync(`pgrep -P ${postmaster} || true`).toString().trim().split('\n').filter(Boolean).map(Number);
-    const live = await Promise.all(backends.map((pid) => ticks(pid, false).catch(() => 0)));
-    return ((await ticks(postmaster, true)) + live.reduce((a, b) => a + b, 0)) / 100;
+    const live = await Promise.all(backends.map((pid) => cpuMsOf(pid).catch(() => 0)));
+    return ((await cpuMsOf(postmaster, { exitedChildren: true })) + live.reduce((a, b) => a + b, 0)) / 1000;
   };
 }
 
@@ -97,10 +93,7 @@ async function main(): Promise<void> {
       );
       await client.end();
 
-      const cpuSeconds = async (pid: number) => {
-        const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-        return (Number(fields[11]) + Number(fields[12])) / 100;
-      };
+      const cpuSeconds = async (pid: number) => (await cpuMsOf(pid)) / 1000;
       const postgresCpu = await clusterCpuSeconds(database.url);
       const first = (await runAgentOnce(api.baseUrl, scannerToken)).wallMs;
       const before = {

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { Client } from 'pg';
 import { recordFigure } from '@certkeeper/net/testing';
-import { type ApiProcess, login, measure, memoryOf, startApi, stopApi, withBenchDatabase } from './lib';
+import { type ApiProcess, cpuMsOf, login, measure, memoryOf, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
  * The calendar feed's figure: p50/p95 latency (one client) and throughput (8 clients) of the feed
@@ -65,22 +64,15 @@ async function seed(databaseUrl: string, visible: number, hidden: number): Promi
   }
 }
 
-/** User plus system CPU time of a process so far, in ms (/proc/<pid>/stat fields 14 and 15, in 10 ms ticks). */
-async function cpuTimeOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /** The API's CPU time per feed, over `samples` sequential fetches. */
 async function cpuPerFeed(api: ApiProcess, url: string, samples: number): Promise<number> {
-  const before = await cpuTimeOf(api.pid);
+  const before = await cpuMsOf(api.pid);
   for (let i = 0; i < samples; i += 1) {
     const response = await fetch(url);
     await response.arrayBuffer();
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
   }
-  return ((await cpuTimeOf(api.pid)) - before) / samples;
+  return ((await cpuMsOf(api.pid)) - before) / samples;
 }
 
 async function request<T>(api: ApiProcess, method: string, path: string, token: string, body?: unknown): Promise<T> {

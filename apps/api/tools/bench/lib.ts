@@ -66,6 +66,17 @@ export function stopApi(api: ApiProcess): Promise<void> {
   });
 }
 
+/**
+ * User plus system CPU time of a process so far, in ms (/proc/<pid>/stat fields 14 and 15, in
+ * 10 ms ticks); with `exitedChildren`, also that of its reaped children (fields 16 and 17).
+ */
+export async function cpuMsOf(pid: number, options: { exitedChildren?: boolean } = {}): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (options.exitedChildren ? own + Number(fields[13]) + Number(fields[14]) : own) * 10;
+}
+
 /** VmRSS (now) and VmHWM (peak) of a process, in MB. */
 export async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -206,11 +217,8 @@ export function runAgentOnce(apiUrl: string, token: string): Promise<{ wallMs: n
     let output = '';
     let cpuMs = 0;
     const sampler = setInterval(() => {
-      readFile(`/proc/${child.pid}/stat`, 'utf8').then(
-        (stat) => {
-          const fields = stat.split(') ')[1].split(' ');
-          cpuMs = (Number(fields[11]) + Number(fields[12])) * 10;
-        },
+      cpuMsOf(child.pid!).then(
+        (ms) => (cpuMs = ms),
         () => undefined,
       );
     }, 50);
