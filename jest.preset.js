@@ -36,6 +36,7 @@ module.exports = {
     '^@certkeeper/domain/roles$': path.join(__dirname, 'libs/domain/src/roles.ts'),
     '^@certkeeper/domain/testing$': path.join(__dirname, 'libs/domain/src/testing.ts'),
     '^@certkeeper/net$': path.join(__dirname, 'libs/net/src/index.ts'),
+    '^@certkeeper/net/heap-growth$': path.join(__dirname, 'libs/net/src/heap-growth.ts'),
     '^@certkeeper/net/testing$': path.join(__dirname, 'libs/net/testing/index.ts'),
   },
 };

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
+import { limitHeapGrowth } from '@certkeeper/net/heap-growth';
 import type { AddressInfo } from 'node:net';
 import { JsonLogger } from './common/logging/json-logger';
 import { ConfigurationError, type Environment, parseEnvironment } from './config/environment';
 import { prepareRuntime, type Runtime } from './config/runtime';
-import { limitHeapGrowth } from './heap-growth';
 
 // Only what starts the database is imported up front. The application's modules take about a
 // second of synchronous `require` that blocks the event loop; loaded once the embedded database's

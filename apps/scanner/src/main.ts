@@ -1,5 +1,6 @@
 import type { ScanResult, WorkItem } from '@certkeeper/domain';
 import { OutboundGuard } from '@certkeeper/net';
+import { limitHeapGrowth } from '@certkeeper/net/heap-growth';
 import { Agent } from './agent';
 import { ScannerApiClient } from './api-client';
 import { parseScannerEnvironment, type ScannerConfig, ScannerConfigurationError } from './config';
@@ -41,6 +42,7 @@ function probe(item: WorkItem, settings: ProbeSettings): Promise<ScanResult> {
 }
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   let config;
   try {
     config = parseScannerEnvironment(process.env);

@@ -8,6 +8,7 @@ import { ForgetAfterWrites } from './forget-after-writes.interceptor';
 import { DatabaseNotifications } from './notifications';
 import { dataSourceOptions } from './data-source-options';
 import { runMigrationsUnderLock } from './migrate';
+import { readTimestampsQuickly } from './timestamps';
 
 @Module({})
 export class DatabaseModule {
@@ -20,6 +21,7 @@ export class DatabaseModule {
         TypeOrmModule.forRootAsync({
           useFactory: () => dataSourceOptions(databaseUrl, statementTimeoutMs),
           dataSourceFactory: async (options) => {
+            readTimestampsQuickly();
             const dataSource = await new DataSource(options!).initialize();
             await runMigrationsUnderLock(dataSource);
             return dataSource;
