@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:tls';
 import { mintCertificate, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { freePort } from '../src/common/net/free-port';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 import { startTarpit } from './support/tls-servers';
 import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
 
@@ -74,15 +74,7 @@ describe('the real agent sweeping a network', () => {
     if (!existsSync(AGENT)) throw new Error(`${AGENT} is missing: \`npm test\` builds it first (npm run build).`);
     t = await createTestApp();
     admin = await login(t);
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    const token = (
-      (
-        await t.http
-          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
-          .set(bearer(admin))
-          .expect(200)
-      ).body as { token: string }
-    ).token;
+    const token = (await defaultScannerCredentials(t, admin)).token;
     [a, b, c, d] = await Promise.all(
       ['a', 'b', 'c', 'd'].map((name) => mintCertificate({ subject: `CN=${name}.sweep.test`, sans: [`${name}.sweep.test`] })),
     );

@@ -6,7 +6,7 @@ import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/test
 import { DataSource } from 'typeorm';
 import { freePort } from '../src/common/net/free-port';
 import { AGENT, type AgentRun, runAgentCycle, RUN_OUTBOUND_DENY } from './support/agent-process';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 import { startTarpit, SwappableTlsServer } from './support/tls-servers';
 
 const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
@@ -28,15 +28,7 @@ describe('the real agent against real TLS servers', () => {
     t = await createTestApp();
     apiUrl = t.baseUrl;
     admin = await login(t);
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    token = (
-      (
-        await t.http
-          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
-          .set(bearer(admin))
-          .expect(200)
-      ).body as { token: string }
-    ).token;
+    token = (await defaultScannerCredentials(t, admin)).token;
     [a, b] = await Promise.all([
       mintCertificate({ subject: 'CN=a.example.test', sans: ['a.example.test'] }),
       mintCertificate({ subject: 'CN=b.example.test', sans: ['b.example.test'] }),

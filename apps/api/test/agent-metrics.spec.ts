@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { freePort } from '../src/common/net/free-port';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 import { SwappableTlsServer } from './support/tls-servers';
 import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
 
@@ -25,15 +25,7 @@ describe('the real agent serving /metrics', () => {
   it('counts its probes by outcome, reports its buffer and process, and stops serving on SIGTERM', async () => {
     if (!existsSync(AGENT)) throw new Error(`${AGENT} is missing: build it first (node tools/build.js all).`);
     const admin = await login(t);
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    const token = (
-      (
-        await t.http
-          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
-          .set(bearer(admin))
-          .expect(200)
-      ).body as { token: string }
-    ).token;
+    const token = (await defaultScannerCredentials(t, admin)).token;
     const endpoint = (body: Record<string, unknown>) => t.http.post('/api/v1/endpoints').set(bearer(admin)).send(body).expect(201);
     await endpoint({ name: 'up', dnsName: 'metrics.example.test', ipAddress: '127.0.0.1', port: tls.port });
     await endpoint({ name: 'down', dnsName: 'down.example.test', ipAddress: '127.0.0.1', port: await freePort() });

@@ -6,7 +6,7 @@ import { mintCertificate, type MintedCertificate, privateKeyPem } from '@certkee
 import { XMLParser } from 'fast-xml-parser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { type AgentRun, runAgentCycle, RUN_OUTBOUND_DENY } from './support/agent-process';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 
 // docs/api-contract.md section 13, end to end: the real agent, built, scans host endpoints whose
 // `starttls` is smtp against a real SMTP server (the smtp-server package) on loopback.
@@ -88,15 +88,7 @@ describe('the real agent against SMTP servers with STARTTLS', () => {
   beforeAll(async () => {
     t = await createTestApp();
     admin = await login(t);
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    token = (
-      (
-        await t.http
-          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
-          .set(bearer(admin))
-          .expect(200)
-      ).body as { token: string }
-    ).token;
+    token = (await defaultScannerCredentials(t, admin)).token;
     mail = await mintCertificate({ subject: 'CN=mail.example.test', sans: ['mail.example.test'] });
     smtp = await startSmtp(mail);
     // Speaks SMTP, but its EHLO answer lists no STARTTLS (and the command is refused).

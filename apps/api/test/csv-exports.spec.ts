@@ -8,7 +8,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { csvExportLimits } from '../src/common/http/csv/csv-export';
 import { DAY } from './support/fake-clock';
 import { hostScanResult } from './support/scan-results';
-import { bearer, createUser, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 
 type Item = Record<string, unknown>;
 
@@ -125,11 +125,7 @@ describe('CSV exports', () => {
     t.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
     admin = await login(t);
     viewer = (await createUser(t, 'viewer')).token;
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    scannerId = scanners.find((s) => s.isDefault)!.id;
-    scannerToken = (
-      (await t.http.post(`/api/v1/scanners/${scannerId}/regenerate-token`).set(bearer(admin)).expect(200)).body as { token: string }
-    ).token;
+    ({ id: scannerId, token: scannerToken } = await defaultScannerCredentials(t, admin));
 
     // Endpoints, some named to be evaluated by a spreadsheet, some with text that needs quoting.
     await createEndpoint('formula', { name: '=HYPERLINK("http://x")', type: 'host', dnsName: 'formula.csv.test', tags: ['env:prod'] });

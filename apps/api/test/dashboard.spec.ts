@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DAY, HOUR } from './support/fake-clock';
 import { hostScanResult } from './support/scan-results';
-import { bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 
 const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
 
@@ -100,11 +100,7 @@ describe('GET /api/v1/dashboard', () => {
     t.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
     now = t.clock.now();
     admin = await login(t);
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    defaultScannerId = scanners.find((s) => s.isDefault)!.id;
-    scannerToken = (
-      (await t.http.post(`/api/v1/scanners/${defaultScannerId}/regenerate-token`).set(bearer(admin)).expect(200)).body as { token: string }
-    ).token;
+    ({ id: defaultScannerId, token: scannerToken } = await defaultScannerCredentials(t, admin));
 
     const e1 = await createEndpoint('E1', { name: 'alpha', dnsName: 'alpha.dashboard.test', tags: [A] });
     await scanOk(e1, [await mint('C1', 5 * DAY + HOUR)], at(-HOUR));

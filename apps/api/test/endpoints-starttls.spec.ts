@@ -1,6 +1,6 @@
 import { STARTTLS_PROTOCOLS } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 
 // docs/api-contract.md section 13: the `starttls` field of host endpoints through every way an
 // endpoint is written and read, and the column that stores it.
@@ -30,15 +30,7 @@ describe('endpoints: starttls', () => {
     t = await createTestApp();
     admin = await login(t);
     sql = t.app.get(DataSource);
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    scannerToken = (
-      (
-        await t.http
-          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
-          .set(bearer(admin))
-          .expect(200)
-      ).body as { token: string }
-    ).token;
+    scannerToken = (await defaultScannerCredentials(t, admin)).token;
   });
   afterAll(() => t.close());
 

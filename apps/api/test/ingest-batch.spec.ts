@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { mintCertificate, mintChain, type MintedCertificate } from '@certkeeper/domain/testing';
 import { hostScanResult } from './support/scan-results';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 
 const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
 
@@ -29,11 +29,7 @@ describe('scan results applied as a batch', () => {
     t = await createTestApp();
     admin = await login(t);
     sql = t.app.get(DataSource);
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    const defaultId = scanners.find((s) => s.isDefault)!.id;
-    scannerToken = (
-      (await t.http.post(`/api/v1/scanners/${defaultId}/regenerate-token`).set(bearer(admin)).expect(200)).body as { token: string }
-    ).token;
+    scannerToken = (await defaultScannerCredentials(t, admin)).token;
   });
   afterAll(() => t.close());
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { mintCertificate, mintChain, type MintedCertificate } from '@certkeeper/domain/testing';
 import { hostScanResult } from './support/scan-results';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 import { createHash } from 'node:crypto';
 
 const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
@@ -26,12 +26,7 @@ describe('scanner protocol', () => {
     t = await createTestApp();
     admin = await login(t);
     sql = t.app.get(DataSource);
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    const defaultId = scanners.find((s) => s.isDefault)!.id;
-    const regenerated = (await t.http.post(`/api/v1/scanners/${defaultId}/regenerate-token`).set(bearer(admin)).expect(200)).body as {
-      token: string;
-    };
-    defaultScanner = { id: defaultId, token: regenerated.token };
+    defaultScanner = await defaultScannerCredentials(t, admin);
     other = (await t.http.post('/api/v1/scanners').set(bearer(admin)).send({ name: 'segment-b', scanConcurrency: 12 }).expect(201))
       .body as { id: string; token: string };
   });

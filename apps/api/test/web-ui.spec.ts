@@ -1,6 +1,15 @@
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  bearer,
+  createTestApp,
+  createUser,
+  defaultScannerCredentials,
+  login,
+  type TestApp,
+} from './support/test-app';
 import { startIdentityProvider } from './support/oidc-provider';
 import { SwappableTlsServer } from './support/tls-servers';
 import {
@@ -107,20 +116,7 @@ describeWithChromium('the web interface in a browser', () => {
     await page.getByText('waiting for the first scan').waitFor();
 
     // The default scanner's agent runs one cycle; the detail screen shows the certificate when it lands.
-    const scanners = (
-      await t.http
-        .get('/api/v1/scanners')
-        .set(bearer(await login(t)))
-        .expect(200)
-    ).body as { id: string; isDefault: boolean }[];
-    const token = (
-      (
-        await t.http
-          .post(`/api/v1/scanners/${scanners.find((s) => s.isDefault)!.id}/regenerate-token`)
-          .set(bearer(await login(t)))
-          .expect(200)
-      ).body as { token: string }
-    ).token;
+    const { token } = await defaultScannerCredentials(t, await login(t));
     await runAgentOnce(t.baseUrl, token);
     const current = page.locator('section').filter({ has: page.getByRole('heading', { name: 'Current certificates' }) });
     const row = current.getByRole('row').filter({ hasText: 'web.example.test' });

@@ -139,4 +139,14 @@ export async function createScanner(
   return { id: scanner.id, token };
 }
 
+/** The default scanner (the embedded agent's), with a fresh token regenerated through the API by `admin`. */
+export async function defaultScannerCredentials(testApp: TestApp, admin: string): Promise<{ id: string; token: string }> {
+  const scanners = (await testApp.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
+  const id = scanners.find((scanner) => scanner.isDefault)!.id;
+  const { token } = (await testApp.http.post(`/api/v1/scanners/${id}/regenerate-token`).set(bearer(admin)).expect(200)).body as {
+    token: string;
+  };
+  return { id, token };
+}
+
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

@@ -3,7 +3,7 @@ import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { STARTTLS_REQUEST, upgradeLdap } from './ldap';
 import { StarttlsError } from './starttls';
 import { type BinaryServer, type LdapMode, parseExtendedRequest, type ServerCredentials, startLdapServer } from './testing/binary-servers';
-import { connectPlain, OPENSSL_AVAILABLE, opensslStarttlsLeaf, upgradeThenHandshake } from './testing/clients';
+import { bytesLeftAfterUpgrade, connectPlain, OPENSSL_AVAILABLE, opensslStarttlsLeaf, upgradeThenHandshake } from './testing/clients';
 
 jest.setTimeout(30_000);
 
@@ -87,27 +87,7 @@ describe('upgradeLdap', () => {
 
   it("never reads past the response's length: what follows is left for the TLS layer", async () => {
     const server = await ldapServer('accept-trailing');
-    const socket = await connectPlain(server.port);
-    try {
-      await upgradeLdap(socket, { serverName: 'leaf.example.com', readTimeoutMs: 5000 });
-      const rest = await new Promise<string>((resolve, reject) => {
-        let text = '';
-        const timer = setTimeout(() => reject(new Error(`only ${JSON.stringify(text)} left after the upgrade`)), 3000);
-        // The upgrade leaves the socket paused, for the TLS layer.
-        expect(socket.isPaused()).toBe(true);
-        socket.resume();
-        socket.on('data', (chunk: Buffer) => {
-          text += chunk.toString('latin1');
-          if (text.length >= 'TRAILING'.length) {
-            clearTimeout(timer);
-            resolve(text);
-          }
-        });
-      });
-      expect(rest).toBe('TRAILING');
-    } finally {
-      socket.destroy();
-    }
+    expect(await bytesLeftAfterUpgrade(server.port, upgradeLdap, 'TRAILING'.length)).toEqual({ paused: true, rest: 'TRAILING' });
   });
 
   it('reports a refusal with its result code and diagnostic message', async () => {

@@ -3,7 +3,7 @@ import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { upgradePostgres } from './postgres';
 import { StarttlsError } from './starttls';
 import { type BinaryServer, type PostgresMode, type ServerCredentials, startPostgresFront } from './testing/binary-servers';
-import { connectPlain, OPENSSL_AVAILABLE, opensslStarttlsLeaf, upgradeThenHandshake } from './testing/clients';
+import { bytesLeftAfterUpgrade, connectPlain, OPENSSL_AVAILABLE, opensslStarttlsLeaf, upgradeThenHandshake } from './testing/clients';
 import { realPostgresAvailable, type RealPostgres, startRealPostgres } from './testing/real-postgres';
 
 jest.setTimeout(60_000);
@@ -53,27 +53,7 @@ describe('upgradePostgres against a PostgreSQL front', () => {
 
   it('reads exactly the one answer byte: what the server sent after it is left for the TLS layer', async () => {
     const server = await front('accept-trailing');
-    const socket = await connectPlain(server.port);
-    try {
-      await upgradePostgres(socket, { serverName: 'leaf.example.com', readTimeoutMs: 5000 });
-      const rest = await new Promise<string>((resolve, reject) => {
-        let text = '';
-        const timer = setTimeout(() => reject(new Error(`only ${JSON.stringify(text)} left after the upgrade`)), 3000);
-        // The upgrade leaves the socket paused, for the TLS layer.
-        expect(socket.isPaused()).toBe(true);
-        socket.resume();
-        socket.on('data', (chunk: Buffer) => {
-          text += chunk.toString('latin1');
-          if (text.length >= 3) {
-            clearTimeout(timer);
-            resolve(text);
-          }
-        });
-      });
-      expect(rest).toBe('XYZ');
-    } finally {
-      socket.destroy();
-    }
+    expect(await bytesLeftAfterUpgrade(server.port, upgradePostgres, 3)).toEqual({ paused: true, rest: 'XYZ' });
   });
 
   it("fails with the refusal when the server answers 'N'", async () => {

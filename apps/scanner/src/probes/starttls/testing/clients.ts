@@ -34,6 +34,34 @@ export async function upgradeThenHandshake(port: number, upgrade: Upgrader, read
   }
 }
 
+/**
+ * Connects and runs the upgrade, then returns the first `length` bytes the socket still holds
+ * (latin1): what the server sent after its answer must be left for the TLS layer. The upgrade
+ * must also leave the socket paused, so nothing is read until the TLS layer takes over.
+ */
+export async function bytesLeftAfterUpgrade(port: number, upgrade: Upgrader, length: number): Promise<{ paused: boolean; rest: string }> {
+  const socket = await connectPlain(port);
+  try {
+    await upgrade(socket, { serverName: 'leaf.example.com', readTimeoutMs: 5000 });
+    const paused = socket.isPaused();
+    const rest = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const timer = setTimeout(() => reject(new Error(`only ${JSON.stringify(text)} left after the upgrade`)), 3000);
+      socket.resume();
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('latin1');
+        if (text.length >= length) {
+          clearTimeout(timer);
+          resolve(text);
+        }
+      });
+    });
+    return { paused, rest };
+  } finally {
+    socket.destroy();
+  }
+}
+
 /** CI installs openssl (.ci/run): there a missing one fails; elsewhere the tests skip, saying so. */
 export const OPENSSL_AVAILABLE = spawnSync('openssl', ['version'], { stdio: 'ignore' }).error === undefined;
 
