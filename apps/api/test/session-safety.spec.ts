@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { LoginThrottle } from '../src/modules/sessions/login-throttle';
 import { SignInHousekeeping } from '../src/modules/sessions/sign-in-housekeeping';
 import { MINUTE, SECOND } from './support/fake-clock';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, apiKeySecret, bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
 
 interface AuditRow {
   actor: string;
@@ -271,7 +271,8 @@ describe('session safety', () => {
         actor: 'audited@certkeeper.test',
         details: { name: 'audited', keyId: key.keyId, mintedWith: 'session' },
       });
-      expect(JSON.stringify(createdKey)).not.toContain(key.key.split('_').pop());
+      expect(apiKeySecret(key)).toHaveLength(43);
+      expect(JSON.stringify(createdKey)).not.toContain(apiKeySecret(key));
       await t.http.delete(`/api/v1/me/api-keys/${key.id}`).set(bearer(token)).expect(204);
       expect(await auditOf('apikey:delete', key.id)).toHaveLength(1);
 

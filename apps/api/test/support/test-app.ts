@@ -149,4 +149,12 @@ export async function defaultScannerCredentials(testApp: TestApp, admin: string)
   return { id, token };
 }
 
+/**
+ * The secret part of a raw API key, `<prefix><keyId>_<secret>`: what no listing or audit entry
+ * may show. It is base64url, so it may hold `_` itself.
+ */
+export function apiKeySecret(key: { key: string; keyId: string }): string {
+  return key.key.slice(key.key.indexOf(`${key.keyId}_`) + key.keyId.length + 1);
+}
+
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
