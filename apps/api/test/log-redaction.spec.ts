@@ -21,8 +21,9 @@ describe('secrets in the log', () => {
       await restore();
     }
 
-    // A pooled connection the cut-off terminated fails as a 500 (error); a refused new one as a
-    // 503 outage (warning): which one the request meets is a race, and both must be redacted.
+    // Which failure the request meets is a race, and both lines must be redacted: a new connection
+    // the closed database refuses (SQLSTATE 55000, not classed as an outage) is a 500 and an error
+    // line; a pooled connection the cut-off terminated (57P01) is a 503 outage and a warning.
     const failures = t.logs.filter((line) => line.level === 'error' || line.level === 'warn');
     expect(failures.some((line) => String(line.msg).includes('/calendar/u/[redacted]'))).toBe(true);
     expect(JSON.stringify(t.logs)).not.toContain(token);
