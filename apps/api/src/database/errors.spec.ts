@@ -13,12 +13,15 @@ describe('isDatabaseUnreachable', () => {
     ['a fast shutdown ending the session (57P01)', failedQuery(withCode('terminating connection due to administrator command', '57P01'))],
     ['a server starting up (57P03)', withCode('the database system is starting up', '57P03')],
     ['a connection exception (class 08)', failedQuery(withCode('connection failure', '08006'))],
+    ['a database closed to connections (55000)', withCode('database "certkeeper" is not currently accepting connections', '55000')],
+    ['a server with every connection slot taken (53300)', withCode('sorry, too many clients already', '53300')],
   ])('is true for %s', (_, error) => {
     expect(isDatabaseUnreachable(error)).toBe(true);
   });
 
   it.each([
     ['a unique violation', failedQuery(withCode('duplicate key value', '23505'))],
+    ['another object_not_in_prerequisite_state (55000)', failedQuery(withCode('cannot refresh materialized view concurrently', '55000'))],
     ['a statement timeout', failedQuery(withCode('canceling statement due to statement timeout', '57014'))],
     ['a syntax error', failedQuery(withCode('syntax error at or near "SELEC"', '42601'))],
     ['a programming error', new TypeError("Cannot read properties of undefined (reading 'id')")],

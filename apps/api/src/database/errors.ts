@@ -21,13 +21,19 @@ const UNREACHABLE_CODES = new Set([
   'EAI_AGAIN',
 ]);
 /**
- * SQLSTATEs of a server that is going away or not yet back: class 08 (connection exception),
- * 57P01 admin_shutdown (a fast shutdown ends every session), 57P02 crash_shutdown and 57P03
- * cannot_connect_now (starting up, shutting down, in recovery).
+ * SQLSTATEs of a server that is going away, not yet back or full: class 08 (connection
+ * exception), 57P01 admin_shutdown (a fast shutdown ends every session), 57P02 crash_shutdown,
+ * 57P03 cannot_connect_now (starting up, shutting down, in recovery) and 53300
+ * too_many_connections (every slot taken; one frees up as other clients leave).
  */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03']);
-/** node-postgres reports a dropped connection or a connect deadline only in its message. */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * node-postgres reports a dropped connection or a connect deadline only in its message. A database
+ * closed to connections (ALLOW_CONNECTIONS false, as during maintenance) refuses with 55000,
+ * object_not_in_prerequisite_state, a class too broad to match on: its message says which.
+ */
 const UNREACHABLE_MESSAGES = [
+  'is not currently accepting connections',
   'Connection terminated',
   'timeout exceeded when trying to connect',
   'connection timeout',
