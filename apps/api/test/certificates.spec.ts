@@ -531,6 +531,25 @@ describe('certificates', () => {
       expect([window.rows.map((r) => r.commonName), window.total]).toEqual([['ten-hours.test'], '4']);
     });
 
+    it('sends each list as the JSON of its items, with an ETag that conditional requests match', async () => {
+      // The three lists build their JSON row by row (common/http/json-array-text.ts).
+      for (const path of ['/api/v1/certificates', '/api/v1/certificates/active', '/api/v1/certificates/expiring']) {
+        const response = await lists.http.get(path).set(bearer(token)).expect(200);
+        const body = response.body as unknown[];
+        expect([path, response.headers['content-type'], response.text, body.length]).toEqual([
+          path,
+          'application/json; charset=utf-8',
+          JSON.stringify(body),
+          path.endsWith('expiring') ? 3 : 4,
+        ]);
+        const etag = response.headers.etag;
+        expect(etag).toMatch(/^W\/"/);
+        await lists.http.get(path).set(bearer(token)).set('If-None-Match', etag).expect(304);
+      }
+      const empty = await lists.http.get('/api/v1/certificates/active').query({ offset: 10 }).set(bearer(token)).expect(200);
+      expect([empty.text, empty.headers['x-total-count']]).toEqual(['[]', '4']);
+    });
+
     it('lists expiring links within N days, expired ones included with negative days', async () => {
       expect((await get('/api/v1/certificates/expiring', { days: 0 })).rows.map((r) => [r.commonName, r.daysRemaining])).toEqual([
         ['just-expired.test', -1],

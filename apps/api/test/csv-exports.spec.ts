@@ -4,8 +4,8 @@ import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/test
 import { parse } from 'csv-parse/sync';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { csvExportLimits } from '../src/common/http/csv/csv-export';
+import { poolOf } from '../src/database/pool';
 import { DAY } from './support/fake-clock';
 import { hostScanResult } from './support/scan-results';
 import { bearer, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
@@ -339,7 +339,7 @@ describe('CSV exports', () => {
 
     beforeAll(async () => {
       dataSource = t.app.get(DataSource);
-      pool = (dataSource.driver as PostgresDriver).master as Pool;
+      pool = poolOf(dataSource);
       await dataSource.query(
         `INSERT INTO endpoints (name, type, notes, tags, search_text)
          SELECT 'bulk-' || lpad(g::text, 6, '0'), 'manual', repeat('n', 120), ARRAY['bulk:yes', 'n:' || g], 'bulk-' || g

@@ -5,12 +5,12 @@ import { type AddressInfo, connect, createServer, type Server, type Socket } fro
 import { arch, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintCertificate } from '@certkeeper/domain/testing';
-import { Client, type Pool } from 'pg';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { freePort } from '../src/common/net/free-port';
 import { DatabaseHealth } from '../src/database/database-health';
 import { dataSourceOptions } from '../src/database/data-source-options';
+import { poolOf } from '../src/database/pool';
 import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
 import { SwappableTlsServer } from './support/tls-servers';
 import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
@@ -358,7 +358,7 @@ describe('the database goes away and comes back', () => {
 
   it('gives back the connection of a health probe past its deadline, so a hung database cannot hold the pool', async () => {
     const dataSource = await new DataSource({ ...dataSourceOptions(databaseUrl()), migrations: [] }).initialize();
-    const pool = (dataSource.driver as PostgresDriver).master as Pool;
+    const pool = poolOf(dataSource);
     let thaw: (() => void) | null = null;
     try {
       // Ten connections open and idle in the pool, then the server stops answering on all of them.

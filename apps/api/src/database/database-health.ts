@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { poolOf } from './pool';
 
 @Injectable()
 export class DatabaseHealth {
@@ -16,7 +16,7 @@ export class DatabaseHealth {
    * when the database came back (docs/api-contract.md, health and database outages).
    */
   async isReachable(deadlineMs: number): Promise<boolean> {
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const pool = poolOf(this.dataSource);
     let client: PoolClient | null = null;
     let settled = false;
     // A checked-out client has no error listener of the pool's; one dying under the probe must not crash the process.

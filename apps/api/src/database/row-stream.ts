@@ -1,8 +1,8 @@
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import QueryStream from 'pg-query-stream';
 import type { Readable } from 'node:stream';
 import type { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { poolOf } from './pool';
 
 /** A repository's filtered, ordered query without its page window: what JSON pages and exports share. */
 export interface SqlQuery {
@@ -61,8 +61,7 @@ const BATCH_SIZE = 250;
  * state is unknown after a failure is discarded rather than pooled.
  */
 export async function openRowStream<T>(dataSource: DataSource, query: SqlQuery): Promise<RowStream<T>> {
-  const pool = (dataSource.driver as PostgresDriver).master as Pool;
-  const client: PoolClient = await pool.connect();
+  const client: PoolClient = await poolOf(dataSource).connect();
   // A checked-out client has no error listener of the pool's; a backend dying between fetches must not crash the process.
   const onClientError = () => undefined;
   client.on('error', onClientError);

@@ -16,6 +16,7 @@ import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
 import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
 import { streamCsv } from '../../common/http/csv/csv-export';
 import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export-format';
+import { JsonArrayText } from '../../common/http/json-array-text';
 import { setTotalCount } from '../../common/http/pagination';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
@@ -82,7 +83,7 @@ export class CertificatesController {
     @Query() query: CertificateListQueryDto,
     @RequestedFormat() format: ExportFormat,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<CertificateSummaryDto[] | StreamableFile> {
+  ): Promise<string | StreamableFile> {
     const now = this.clock.now();
     const criteria = { q: query.q, isCa: query.isCa, selfSigned: query.selfSigned, expired: query.expired, now };
     if (format === 'csv') {
@@ -94,9 +95,10 @@ export class CertificatesController {
         now,
       });
     }
-    const { rows, total } = await this.certificates.listCertificates({ ...criteria, limit: query.limit, offset: query.offset });
-    setTotalCount(res, total);
-    return rows.map((row) => toCertificateSummary(row, now));
+    const page = new JsonArrayText<CertificateSummaryDto>();
+    const window = { ...criteria, limit: query.limit, offset: query.offset };
+    setTotalCount(res, await this.certificates.listCertificates(window, (row) => page.add(toCertificateSummary(row, now))));
+    return page.respond(res);
   }
 
   @Get('active')
@@ -115,7 +117,7 @@ export class CertificatesController {
     @Query() query: ActiveQueryDto,
     @RequestedFormat() format: ExportFormat,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<ActiveCertificateDto[] | StreamableFile> {
+  ): Promise<string | StreamableFile> {
     return this.activeList(query, format, res, null);
   }
 
@@ -137,7 +139,7 @@ export class CertificatesController {
     @Query() query: ExpiringQueryDto,
     @RequestedFormat() format: ExportFormat,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<ActiveCertificateDto[] | StreamableFile> {
+  ): Promise<string | StreamableFile> {
     return this.activeList(query, format, res, query.days);
   }
 
@@ -247,7 +249,7 @@ export class CertificatesController {
     format: ExportFormat,
     res: Response,
     withinDays: number | null,
-  ): Promise<ActiveCertificateDto[] | StreamableFile> {
+  ): Promise<string | StreamableFile> {
     const now = this.clock.now();
     const criteria = {
       notAfterBefore: withinDays === null ? undefined : new Date(now.getTime() + (withinDays + 1) * DAY_MS),
@@ -264,9 +266,10 @@ export class CertificatesController {
         now,
       });
     }
-    const { rows, total } = await this.certificates.listActive({ ...criteria, limit: query.limit, offset: query.offset });
-    setTotalCount(res, total);
-    return rows.map((row) => toActiveCertificate(row, now));
+    const page = new JsonArrayText<ActiveCertificateDto>();
+    const window = { ...criteria, limit: query.limit, offset: query.offset };
+    setTotalCount(res, await this.certificates.listActive(window, (row) => page.add(toActiveCertificate(row, now))));
+    return page.respond(res);
   }
 
   private async detail(fingerprint: string): Promise<CertificateDetailDto> {

@@ -4,6 +4,7 @@ import type { ParsedCertificate } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
 import { CountCache, type CountedTable } from '../../database/count-cache';
 import { escapeLike } from '../../database/like';
+import { forEachRow } from '../../database/pool';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
@@ -178,9 +179,10 @@ export class CertificatesRepository {
     return rows[0]?.fingerprint ?? null;
   }
 
-  async findPage(filter: CertificateFilter): Promise<{ rows: CertificateSummary[]; total: number }> {
+  /** One window of the certificate list, each row to `onRow` as it arrives; resolves to the number of all matches. */
+  readPage(filter: CertificateFilter, onRow: (row: CertificateSummary) => void): Promise<number> {
     const { select, count } = this.listQueries(filter);
-    return this.pageOf(select, count, filter);
+    return this.readWindow(select, count, filter, onRow);
   }
 
   /** Every certificate the list filters match, in the list's order, for an export. */
@@ -217,10 +219,13 @@ export class CertificatesRepository {
     );
   }
 
-  /** Current links with their endpoint and certificate, soonest expiry first. */
-  async findActive(filter: ActiveFilter): Promise<{ rows: ActiveLinkRow[]; total: number }> {
+  /**
+   * One window of current links with their endpoint and certificate, soonest expiry first, each row
+   * to `onRow` as it arrives; resolves to the number of all matches.
+   */
+  readActivePage(filter: ActiveFilter, onRow: (row: ActiveLinkRow) => void): Promise<number> {
     const { select, count } = this.activeQueries(filter);
-    return this.pageOf(select, count, filter);
+    return this.readWindow(select, count, filter, onRow);
   }
 
   /** Every current link the active (or expiring) filters match, soonest expiry first, for an export. */
@@ -294,13 +299,28 @@ export class CertificatesRepository {
     window: { limit: number; offset: number },
     countedTables?: CountedTable[],
   ): Promise<{ rows: T[]; total: number }> {
-    const values = [...select.values, window.limit, window.offset];
+    const windowed = windowOf(select, window);
     const [rows, total] = await Promise.all([
-      this.dataSource.query<T[]>(`${select.text} LIMIT $${values.length - 1} OFFSET $${values.length}`, values),
-      countedTables
-        ? this.counts.count(count, countedTables)
-        : this.dataSource.query<{ total: number }[]>(count.text, count.values).then((counted) => counted[0].total),
+      this.dataSource.query<T[]>(windowed.text, windowed.values),
+      this.countOf(count, countedTables),
     ]);
     return { rows, total };
   }
+
+  /** As pageOf, for a large window: each row goes to `onRow` as it arrives, and none is kept (database/pool.ts). */
+  private async readWindow<T>(select: SqlQuery, count: SqlQuery, window: { limit: number; offset: number }, onRow: (row: T) => void) {
+    const [, total] = await Promise.all([forEachRow(this.dataSource, windowOf(select, window), onRow), this.countOf(count)]);
+    return total;
+  }
+
+  private async countOf(count: SqlQuery, countedTables?: CountedTable[]): Promise<number> {
+    if (countedTables) return this.counts.count(count, countedTables);
+    return (await this.dataSource.query<{ total: number }[]>(count.text, count.values))[0].total;
+  }
+}
+
+/** `select` limited to the window, its placeholders numbered after the query's own. */
+function windowOf(select: SqlQuery, window: { limit: number; offset: number }): SqlQuery {
+  const values = [...select.values, window.limit, window.offset];
+  return { text: `${select.text} LIMIT $${values.length - 1} OFFSET $${values.length}`, values };
 }

@@ -145,12 +145,14 @@ export class CertificatesService {
     });
   }
 
-  listCertificates(filter: CertificateFilter): Promise<{ rows: CertificateSummary[]; total: number }> {
-    return this.certificates.findPage(filter);
+  /** Hands each row of the window to `onRow` as it arrives; resolves to the number of all matches. */
+  listCertificates(filter: CertificateFilter, onRow: (row: CertificateSummary) => void): Promise<number> {
+    return this.certificates.readPage(filter, onRow);
   }
 
-  listActive(filter: ActiveFilter): Promise<{ rows: ActiveLinkRow[]; total: number }> {
-    return this.certificates.findActive(filter);
+  /** Hands each row of the window to `onRow` as it arrives; resolves to the number of all matches. */
+  listActive(filter: ActiveFilter, onRow: (row: ActiveLinkRow) => void): Promise<number> {
+    return this.certificates.readActivePage(filter, onRow);
   }
 
   /** Every certificate the list filters match, streamed for an export. */
