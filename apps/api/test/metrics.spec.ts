@@ -5,7 +5,7 @@ import { PROMETHEUS_CONTENT_TYPE } from '../src/modules/metrics/prometheus-text'
 import { DAY, HOUR } from './support/fake-clock';
 import { hostScanResult } from './support/scan-results';
 import { startSmtpServer } from './support/smtp';
-import { bearer, createScanner, createTestApp, createUser, login, type TestApp } from './support/test-app';
+import { bearer, createScanner, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 
 const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
 const seconds = (date: Date) => date.getTime() / 1000;
@@ -70,11 +70,7 @@ describe('GET /metrics', () => {
     now = t.clock.now();
     admin = await login(t);
     operator = (await createUser(t, 'operator')).token;
-    const scanners = (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as { id: string; isDefault: boolean }[];
-    const defaultScanner = scanners.find((s) => s.isDefault)!;
-    scannerToken = (
-      (await t.http.post(`/api/v1/scanners/${defaultScanner.id}/regenerate-token`).set(bearer(admin)).expect(200)).body as { token: string }
-    ).token;
+    scannerToken = (await defaultScannerCredentials(t, admin)).token;
   });
   afterAll(() => t.close());
 

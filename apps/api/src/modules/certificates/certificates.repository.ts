@@ -308,7 +308,12 @@ export class CertificatesRepository {
   }
 
   /** As pageOf, for a large window: each row goes to `onRow` as it arrives, and none is kept (database/pool.ts). */
-  private async readWindow<T>(select: SqlQuery, count: SqlQuery, window: { limit: number; offset: number }, onRow: (row: T) => void) {
+  private async readWindow<T>(
+    select: SqlQuery,
+    count: SqlQuery,
+    window: { limit: number; offset: number },
+    onRow: (row: T) => void,
+  ): Promise<number> {
     const [, total] = await Promise.all([forEachRow(this.dataSource, windowOf(select, window), onRow), this.countOf(count)]);
     return total;
   }
