@@ -14,6 +14,12 @@ export type TlsVersionName = (typeof TLS_VERSIONS)[number];
 export const STARTTLS_PROTOCOLS = ['smtp', 'imap', 'pop3', 'ftp', 'ldap', 'postgres', 'xmpp'] as const;
 export type StarttlsProtocol = (typeof STARTTLS_PROTOCOLS)[number];
 
+/**
+ * Most certificates of one presented chain an agent reports: the API refuses a longer one, and the
+ * agent reports the first ones of a server that sends more (a real chain has two to four).
+ */
+export const MAX_PRESENTED_CHAIN = 20;
+
 /** GET /api/v1/scanner/config */
 export interface ScannerConfig {
   id: string;

@@ -35,7 +35,7 @@ async function bareHandshakeRate(port: number, total: number): Promise<{ rate: n
   const once = () =>
     new Promise<void>((resolve, reject) => {
       const socket = connect({ host: '127.0.0.1', port, servername: `bench-${next}.example.test`, rejectUnauthorized: false }, () => {
-        socket.getPeerCertificate(true);
+        socket.getPeerX509Certificate(); // the presented chain, as the agent reads it (host-probe.ts)
         socket.destroy();
         resolve();
       });

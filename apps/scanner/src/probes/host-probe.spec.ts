@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createSecureContext, createServer } from 'node:tls';
 import { mintCertificate, mintChain, privateKeyPem, type MintedCertificate } from '@certkeeper/domain/testing';
 import type { HostWorkItem } from '@certkeeper/domain';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
-import { type HostProbeOptions, probeHost as probeUnguarded } from './host-probe';
+import { MAX_PRESENTED_CHAIN } from '@certkeeper/domain';
+import { type HostProbeOptions, identityError, probeHost as probeUnguarded } from './host-probe';
 import { testOutboundGuard } from '@certkeeper/net/testing';
 
 // Through OUTBOUND_DENY as the test run sets it, like the agent (testOutboundGuard, @certkeeper/net/testing).
@@ -42,14 +43,23 @@ describe('probeHost', () => {
   let a: MintedCertificate;
   let b: MintedCertificate;
   let chain: Awaited<ReturnType<typeof mintChain>>;
+  let strangers: MintedCertificate[];
 
   beforeAll(async () => {
-    [a, b, chain] = await Promise.all([
+    [a, b, chain, ...strangers] = await Promise.all([
       mintCertificate({ subject: 'CN=a.example.test', sans: ['a.example.test'] }),
       mintCertificate({ subject: 'CN=b.example.test', sans: ['b.example.test'] }),
       mintChain(),
+      ...Array.from({ length: MAX_PRESENTED_CHAIN + 5 }, (_, i) => mintCertificate({ subject: `CN=Stranger ${i}` })),
     ]);
+    const leafKey = await privateKeyPem(chain.leaf.keys.privateKey);
+    // The leaf with other certificates after it, in the order given: what misconfigured servers send.
+    const sending = (...rest: MintedCertificate[]) =>
+      createSecureContext({ cert: [chain.leaf, ...rest].map((m) => m.pem).join(''), key: leafKey });
     const contexts = new Map([
+      ['disordered.example.com', sending(chain.root, chain.intermediate)],
+      ['padded.example.com', sending(strangers[0], chain.intermediate, chain.intermediate, chain.leaf)],
+      ['crowded.example.com', sending(...strangers)],
       ['a.example.test', createSecureContext({ cert: a.pem, key: await privateKeyPem(a.keys.privateKey) })],
       ['b.example.test', createSecureContext({ cert: b.pem, key: await privateKeyPem(b.keys.privateKey) })],
       [
@@ -82,6 +92,27 @@ describe('probeHost', () => {
     expect(result.chain.map(fingerprintOfPem)).toEqual([fingerprintOf(chain.leaf), fingerprintOf(chain.intermediate)]);
     expect(result.authorized).toBe(false);
     expect(result.authorizationError).toBeTruthy();
+  });
+
+  it('records the chain as the server sent it: out of order, with certificates of no path, each once', async () => {
+    const disordered = await probeHost(item(port, 'disordered.example.com'));
+    expect(disordered.chain.map(fingerprintOfPem)).toEqual([chain.leaf, chain.root, chain.intermediate].map(fingerprintOf));
+    const padded = await probeHost(item(port, 'padded.example.com'));
+    expect(padded.chain.map(fingerprintOfPem)).toEqual([chain.leaf, strangers[0], chain.intermediate].map(fingerprintOf));
+  });
+
+  it('reports the first MAX_PRESENTED_CHAIN certificates of a server that sends more', async () => {
+    const result = await probeHost(item(port, 'crowded.example.com'));
+    expect(result.success).toBe(true);
+    expect(result.chain.map(fingerprintOfPem)).toEqual([chain.leaf, ...strangers].slice(0, MAX_PRESENTED_CHAIN).map(fingerprintOf));
+  });
+
+  it('checks the name of a verified leaf by tls.checkServerIdentity', () => {
+    const leaf = new X509Certificate(chain.leaf.der);
+    expect(identityError('leaf.example.com', leaf)).toBeNull();
+    expect(identityError('LEAF.example.com', leaf)).toBeNull();
+    expect(identityError('other.example.com', leaf)).toMatch(/other\.example\.com\. is not in the cert's altnames: DNS:leaf\.example\.com/);
+    expect(identityError(null, leaf)).toBeNull();
   });
 
   it('resolves the DNS name when no IP is pinned', async () => {

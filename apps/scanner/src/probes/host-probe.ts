@@ -1,17 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type X509Certificate } from 'node:crypto';
 import { createConnection, isIP, type Socket } from 'node:net';
-import {
-  checkServerIdentity,
-  connect,
-  createSecureContext,
-  type DetailedPeerCertificate,
-  type SecureContext,
-  type TLSSocket,
-} from 'node:tls';
+import { checkServerIdentity, connect, createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import {
   certificateToPem,
   type HostScanResult,
   type HostWorkItem,
+  MAX_PRESENTED_CHAIN,
   type StarttlsProtocol,
   type TlsProfile,
   type TlsVersionName,
@@ -221,14 +215,15 @@ export function captureHandshake(socket: Socket, options: CaptureHandshakeOption
 }
 
 function describe(socket: TLSSocket, serverName: string | null, resolvedIp: string | null): Handshake {
-  const peer = socket.getPeerCertificate(true);
-  let authorizationError = socket.authorized ? null : String(socket.authorizationError ?? 'the chain did not verify');
-  if (!authorizationError && peer?.raw && serverName !== null) {
-    authorizationError = checkServerIdentity(serverName, peer)?.message ?? null;
-  }
+  // Once only: Node builds this certificate's issuerCertificate links by taking the certificates
+  // off OpenSSL's peer chain, which is left without them (Node 20 and 22).
+  const leaf = socket.getPeerX509Certificate();
   const cipher = socket.getCipher();
+  const authorizationError = socket.authorized
+    ? identityError(serverName, leaf)
+    : String(socket.authorizationError ?? 'the chain did not verify');
   return {
-    chain: presentedChain(peer),
+    chain: presentedChain(leaf),
     resolvedIp: resolvedIp ?? socket.remoteAddress ?? null,
     tlsVersion: NODE_VERSION_NAMES[socket.getProtocol() ?? ''] ?? null,
     cipherSuite: cipher?.standardName ?? cipher?.name ?? null,
@@ -237,15 +232,34 @@ function describe(socket: TLSSocket, serverName: string | null, resolvedIp: stri
   };
 }
 
-/** The chain the server presented, leaf first, as PEM. Node links each certificate to its issuer. */
-function presentedChain(leaf: DetailedPeerCertificate | undefined): string[] {
-  const chain: string[] = [];
-  const seen = new Set<string>();
-  for (let certificate = leaf; certificate?.raw && !seen.has(certificate.fingerprint256); certificate = certificate.issuerCertificate) {
-    seen.add(certificate.fingerprint256);
-    chain.push(certificateToPem(certificate.raw));
+/**
+ * Why a certificate whose chain verified does not cover `serverName`, by tls.checkServerIdentity's
+ * rules (the ones tls.connect applies); null when it does, or when no name was asked for.
+ */
+export function identityError(serverName: string | null, leaf: X509Certificate | undefined): string | null {
+  if (serverName === null || leaf === undefined) return null;
+  return checkServerIdentity(serverName, leaf.toLegacyObject())?.message ?? null;
+}
+
+/**
+ * The chain exactly as the server sent it, leaf first, as PEM: out of order or with certificates
+ * that belong to no path, since that is what chainComplete judges (docs/api-contract.md section
+ * 4). Node's X509Certificate of the peer links each certificate to the next one sent, where
+ * getPeerCertificate(true) links each to its issuer, drops the others and appends roots from the
+ * local trust store (and costs eight times the CPU). A certificate sent twice is kept once; a
+ * server sending more than MAX_PRESENTED_CHAIN is reported by its first ones.
+ */
+export function presentedChain(leaf: X509Certificate | undefined): string[] {
+  const sent: Buffer[] = [];
+  for (
+    let certificate = leaf;
+    certificate !== undefined && sent.length < MAX_PRESENTED_CHAIN;
+    certificate = certificate.issuerCertificate
+  ) {
+    const der = certificate.raw;
+    if (!sent.some((earlier) => earlier.equals(der))) sent.push(der);
   }
-  return chain;
+  return sent.map((der) => certificateToPem(der));
 }
 
 function describeSocketError(error: NodeJS.ErrnoException, target: string): string {

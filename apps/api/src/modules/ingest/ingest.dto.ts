@@ -21,6 +21,7 @@ import {
 } from 'class-validator';
 import {
   type HostScanResult,
+  MAX_PRESENTED_CHAIN,
   MAX_WORK_WAIT_SECONDS,
   type ResultsRequest,
   type SamlScanResult,
@@ -45,7 +46,15 @@ import { TlsVersionDto } from '../endpoints/endpoints.dto';
 export const MAX_RESULTS_PER_POST = 1000;
 
 /** Bounds on what an agent may report, so one result cannot exhaust the server. */
-export const RESULT_LIMITS = { error: 2000, chain: 20, pem: 64 * 1024, suites: 400, name: 200, url: 4096, document: 32 * 1024 * 1024 };
+export const RESULT_LIMITS = {
+  error: 2000,
+  chain: MAX_PRESENTED_CHAIN,
+  pem: 64 * 1024,
+  suites: 400,
+  name: 200,
+  url: 4096,
+  document: 32 * 1024 * 1024,
+};
 
 /** null passes; anything else must pass the property's other rules. */
 const Nullable = () => ValidateIf((_object: object, value: unknown) => value !== null);
