@@ -216,7 +216,8 @@ export function captureHandshake(socket: Socket, options: CaptureHandshakeOption
 
 function describe(socket: TLSSocket, serverName: string | null, resolvedIp: string | null): Handshake {
   // Once only: Node builds this certificate's issuerCertificate links by taking the certificates
-  // off OpenSSL's peer chain, which is left without them (Node 20 and 22).
+  // off OpenSSL's peer chain, which is left without them (measured on Node 20.20; see
+  // docs/decisions/0017-the-chain-as-presented.md).
   const leaf = socket.getPeerX509Certificate();
   const cipher = socket.getCipher();
   const authorizationError = socket.authorized
