@@ -1,10 +1,9 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createSecureContext, createServer } from 'node:tls';
-import { mintCertificate, mintChain, privateKeyPem, type MintedCertificate } from '@certkeeper/domain/testing';
-import type { HostWorkItem } from '@certkeeper/domain';
+import { mintCertificate, mintChain, pemBundle, privateKeyPem, type MintedCertificate } from '@certkeeper/domain/testing';
+import { type HostWorkItem, MAX_PRESENTED_CHAIN } from '@certkeeper/domain';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
-import { MAX_PRESENTED_CHAIN } from '@certkeeper/domain';
 import { type HostProbeOptions, identityError, probeHost as probeUnguarded } from './host-probe';
 import { testOutboundGuard } from '@certkeeper/net/testing';
 
@@ -54,18 +53,14 @@ describe('probeHost', () => {
     ]);
     const leafKey = await privateKeyPem(chain.leaf.keys.privateKey);
     // The leaf with other certificates after it, in the order given: what misconfigured servers send.
-    const sending = (...rest: MintedCertificate[]) =>
-      createSecureContext({ cert: [chain.leaf, ...rest].map((m) => m.pem).join(''), key: leafKey });
+    const sending = (...rest: MintedCertificate[]) => createSecureContext({ cert: pemBundle(chain.leaf, ...rest), key: leafKey });
     const contexts = new Map([
       ['disordered.example.com', sending(chain.root, chain.intermediate)],
       ['padded.example.com', sending(strangers[0], chain.intermediate, chain.intermediate, chain.leaf)],
       ['crowded.example.com', sending(...strangers)],
       ['a.example.test', createSecureContext({ cert: a.pem, key: await privateKeyPem(a.keys.privateKey) })],
       ['b.example.test', createSecureContext({ cert: b.pem, key: await privateKeyPem(b.keys.privateKey) })],
-      [
-        'leaf.example.com',
-        createSecureContext({ cert: chain.leaf.pem + chain.intermediate.pem, key: await privateKeyPem(chain.leaf.keys.privateKey) }),
-      ],
+      ['leaf.example.com', sending(chain.intermediate)],
     ]);
     // One listener, several certificates: the SNI name chooses.
     server = createServer({
