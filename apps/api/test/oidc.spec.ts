@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { OutboundDenyList } from '@certkeeper/net';
 import { DataSource } from 'typeorm';
 import { MINUTE, SECOND } from './support/fake-clock';
+import { PROVIDER_METADATA_TTL_MS } from '../src/modules/oidc/identity-provider.client';
 import { Browser, type Hop } from './support/browser';
 import { startIdentityProvider, type TestIdentityProvider } from './support/oidc-provider';
 import { bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
@@ -582,6 +583,67 @@ describe('OIDC sign-in', () => {
       await signIn('sub-lee');
       expect(await expiredRows()).toBe(0);
       await exchange(neverRedeemed as string).expect(401);
+    });
+  });
+
+  describe("the provider's metadata and keys", () => {
+    const DISCOVERY = '/.well-known/openid-configuration';
+    const reads = () => ({ discovery: idp.requestsTo(DISCOVERY), keys: idp.requestsTo('/jwks') });
+    const readsSince = (before: { discovery: number; keys: number }) => {
+      const now = reads();
+      return { discovery: now.discovery - before.discovery, keys: now.keys - before.keys };
+    };
+
+    beforeEach(async () => {
+      // Saving the settings makes this replica read the provider afresh.
+      await configure();
+      idp.accounts.set('sub-kim', { email: 'kim@idp.test', email_verified: true, name: 'Kim', groups: ['ck-viewers'] });
+    });
+    afterEach(() => idp.tamperIdToken(null));
+
+    it('are read once for consecutive sign-ins, not at every step', async () => {
+      let before = reads();
+      await signInAndExchange('sub-kim');
+      expect(readsSince(before)).toEqual({ discovery: 1, keys: 1 });
+      before = reads();
+      await signInAndExchange('sub-kim');
+      await signInAndExchange('sub-kim');
+      expect(readsSince(before)).toEqual({ discovery: 0, keys: 0 });
+    });
+
+    it('are read again once the metadata is ten minutes old by the application clock', async () => {
+      await signInAndExchange('sub-kim');
+      t.clock.advance(PROVIDER_METADATA_TTL_MS - SECOND);
+      try {
+        let before = reads();
+        await signInAndExchange('sub-kim');
+        expect(readsSince(before).discovery).toBe(0);
+        t.clock.advance(2 * SECOND);
+        before = reads();
+        await signInAndExchange('sub-kim');
+        expect(readsSince(before)).toEqual({ discovery: 1, keys: 1 });
+      } finally {
+        t.clock.advance(-(PROVIDER_METADATA_TTL_MS + SECOND));
+      }
+    });
+
+    it('are read again after a step that failed', async () => {
+      await signInAndExchange('sub-kim');
+      idp.tamperIdToken('foreign-signature');
+      const { browser, callbackUrl } = await untilCallback('sub-kim');
+      expect((await browser.request(callbackUrl)).status).toBe(401);
+      idp.tamperIdToken(null);
+      const before = reads();
+      await signInAndExchange('sub-kim');
+      expect(readsSince(before)).toEqual({ discovery: 1, keys: 1 });
+    });
+
+    it('are read again when the settings are saved', async () => {
+      await signInAndExchange('sub-kim');
+      await configure();
+      const before = reads();
+      await signInAndExchange('sub-kim');
+      expect(readsSince(before)).toEqual({ discovery: 1, keys: 1 });
     });
   });
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { decodeJwt, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
@@ -45,6 +45,8 @@ export interface TestIdentityProvider {
   tamperIdToken(mode: IdTokenTampering): void;
   /** While true every request is accepted and never answered (an HTTP tarpit). */
   setSlow(slow: boolean): void;
+  /** How many requests reached a path (such as the discovery document's or the JWKS's) so far. */
+  requestsTo(path: string): number;
   close(): Promise<void>;
 }
 
@@ -162,6 +164,11 @@ export async function startIdentityProvider(options: { redirectUris: string[] })
     ctx.body = body;
   }
 
+  const requestCounts = new Map<string, number>();
+  server.on('request', (request: IncomingMessage) => {
+    const path = new URL(request.url ?? '/', issuer).pathname;
+    requestCounts.set(path, (requestCounts.get(path) ?? 0) + 1);
+  });
   server.on('request', provider.callback());
 
   return {
@@ -178,6 +185,7 @@ export async function startIdentityProvider(options: { redirectUris: string[] })
     setSlow: (value) => {
       slow = value;
     },
+    requestsTo: (path) => requestCounts.get(path) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -15,13 +15,33 @@ export function discoveryUrl(issuerUrl: string): string {
 }
 
 /**
+ * How long a provider's discovery document is reused before it is read again. A failed sign-in step
+ * forgets it at once (IdentityProviderClient.forget), so a provider that moved is read again on
+ * the next attempt rather than after this time.
+ */
+export const PROVIDER_METADATA_TTL_MS = 10 * 60 * 1000;
+
+/** What one discovery of an issuer taught us: its metadata, and the signing keys read since. */
+interface DiscoveredProvider {
+  metadata: client.ServerMetadata;
+  discoveredAt: number;
+  keys?: client.ExportedJWKSCache;
+}
+
+/**
  * Talks to the configured identity provider through openid-client, the certified relying-party
  * library: every call goes through the outbound guard within one deadline per step, and
  * openid-client's own time checks (ID token `exp`, `iat`) follow the application's Clock.
+ *
+ * A sign-in takes two steps (the redirect, then the callback), and each needs the issuer's
+ * metadata and the callback its signing keys: both are kept per issuer in this process, the
+ * metadata for PROVIDER_METADATA_TTL_MS, the keys as long as openid-client deems them fresh (it
+ * reads them again after five minutes, or sooner for a key id it does not know).
  */
 @Injectable()
 export class IdentityProviderClient {
   private readonly guard: OutboundGuard;
+  private readonly discovered = new Map<string, DiscoveredProvider>();
 
   constructor(
     private readonly clock: Clock,
@@ -40,24 +60,53 @@ export class IdentityProviderClient {
   }
 
   /**
-   * Discovers the issuer and returns the client configuration; the discovered `issuer` must equal
-   * the configured one (openid-client checks). Rejects as openid-client does; see classify().
+   * The client configuration for one step, its calls bound to `deadline`: from the issuer's kept
+   * metadata when fresh, else by discovery, where the discovered `issuer` must equal the
+   * configured one (openid-client checks). Rejects as openid-client does; see isProviderUnavailable().
    */
   async configure(settings: ActiveOidcSettings, deadline: AbortSignal): Promise<client.Configuration> {
     const timeoutSeconds = Math.ceil((this.config.identityProviderTimeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000);
-    const metadata: Partial<client.ClientMetadata> = {
+    const clientMetadata: Partial<client.ClientMetadata> = {
       ...(settings.clientSecret !== null ? { client_secret: settings.clientSecret } : {}),
       // openid-client checks exp/iat/nbf against Date.now() + skew: this makes it the app's Clock.
       [client.clockSkew]: (this.clock.now().getTime() - Date.now()) / 1000,
     };
     const auth = settings.clientSecret !== null ? client.ClientSecretBasic(settings.clientSecret) : client.None();
-    return client.discovery(new URL(settings.issuerUrl), settings.clientId, metadata, auth, {
-      [client.customFetch]: this.fetchFor(deadline),
+    const fetch = this.fetchFor(deadline);
+    // The ID token's signature is checked against the JWKS too, not only trusted for coming over
+    // TLS from the token endpoint (which openid-client would otherwise accept, OIDC Core 3.1.3.7).
+    const extensions = [client.enableNonRepudiationChecks, ...(allowsPlainHttp(settings.issuerUrl) ? [client.allowInsecureRequests] : [])];
+
+    const known = this.discovered.get(settings.issuerUrl);
+    if (known !== undefined && this.clock.now().getTime() - known.discoveredAt < PROVIDER_METADATA_TTL_MS) {
+      const configuration = new client.Configuration(known.metadata, settings.clientId, clientMetadata, auth);
+      configuration[client.customFetch] = fetch;
+      configuration.timeout = timeoutSeconds;
+      for (const extend of extensions) extend(configuration);
+      if (known.keys !== undefined) client.setJwksCache(configuration, known.keys);
+      return configuration;
+    }
+    const configuration = await client.discovery(new URL(settings.issuerUrl), settings.clientId, clientMetadata, auth, {
+      [client.customFetch]: fetch,
       timeout: timeoutSeconds,
-      // The ID token's signature is checked against the JWKS too, not only trusted for coming over
-      // TLS from the token endpoint (which openid-client would otherwise accept, OIDC Core 3.1.3.7).
-      execute: [client.enableNonRepudiationChecks, ...(allowsPlainHttp(settings.issuerUrl) ? [client.allowInsecureRequests] : [])],
+      execute: extensions,
     });
+    // One issuer is configured at a time: what was kept for an earlier one goes.
+    this.discovered.clear();
+    this.discovered.set(settings.issuerUrl, { metadata: configuration.serverMetadata(), discoveredAt: this.clock.now().getTime() });
+    return configuration;
+  }
+
+  /** After a step that succeeded: keeps the signing keys it read, for the next sign-in. */
+  keepKeys(issuerUrl: string, configuration: client.Configuration): void {
+    const known = this.discovered.get(issuerUrl);
+    const keys = client.getJwksCache(configuration);
+    if (known !== undefined && keys !== undefined) known.keys = keys;
+  }
+
+  /** After a step that failed, or settings that changed: the next step discovers the issuer again. */
+  forget(issuerUrl: string): void {
+    this.discovered.delete(issuerUrl);
   }
 }
 

@@ -73,7 +73,6 @@ export class OidcFlowService {
     }
     const settings = await this.activeSettings();
     const returnBase = this.publicBase(origin);
-    const configuration = await this.discover(settings);
     const flow: FlowState = {
       state: client.randomState(),
       nonce: client.randomNonce(),
@@ -85,14 +84,17 @@ export class OidcFlowService {
       clientId: settings.clientId,
       expiresAt: this.clock.now().getTime() + FLOW_LIFETIME_MS,
     };
-    const authorizationUrl = client.buildAuthorizationUrl(configuration, {
-      redirect_uri: flow.redirectUri,
-      scope: settings.scopes,
-      code_challenge: await client.calculatePKCECodeChallenge(flow.codeVerifier),
-      code_challenge_method: 'S256',
-      state: flow.state,
-      nonce: flow.nonce,
-    });
+    const codeChallenge = await client.calculatePKCECodeChallenge(flow.codeVerifier);
+    const authorizationUrl = await this.withProvider(settings, (configuration) =>
+      client.buildAuthorizationUrl(configuration, {
+        redirect_uri: flow.redirectUri,
+        scope: settings.scopes,
+        code_challenge: codeChallenge,
+        code_challenge_method: 'S256',
+        state: flow.state,
+        nonce: flow.nonce,
+      }),
+    );
     return { authorizationUrl: authorizationUrl.href, sealedFlow: sealFlow(flow, this.config.encryptionKey) };
   }
 
@@ -124,24 +126,26 @@ export class OidcFlowService {
     if (settings.issuerUrl !== flow.issuerUrl || settings.clientId !== flow.clientId) {
       throw new BadRequestException('The OIDC settings changed during the sign-in: start it again.');
     }
-    const configuration = await this.discover(settings);
     // redirect_uri is this URL without its query: the one the flow sent to the provider.
     const currentUrl = new URL(flow.redirectUri);
     currentUrl.search = query.toString();
-    const tokens = await this.verifying(() =>
-      client.authorizationCodeGrant(configuration, currentUrl, {
-        pkceCodeVerifier: flow.codeVerifier,
-        expectedState: flow.state,
-        expectedNonce: flow.nonce,
-        idTokenExpected: true,
-      }),
-    );
-    const idClaims = tokens.claims();
-    if (idClaims === undefined) throw new UnauthorizedException('The identity provider sent no ID token.');
-    let userInfo: Record<string, unknown> = {};
-    if (configuration.serverMetadata().userinfo_endpoint !== undefined && tokens.access_token) {
-      userInfo = await this.verifying(() => client.fetchUserInfo(configuration, tokens.access_token, idClaims.sub));
-    }
+    const { idClaims, userInfo } = await this.withProvider(settings, async (configuration) => {
+      const tokens = await this.verifying(() =>
+        client.authorizationCodeGrant(configuration, currentUrl, {
+          pkceCodeVerifier: flow.codeVerifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        }),
+      );
+      const idClaims = tokens.claims();
+      if (idClaims === undefined) throw new UnauthorizedException('The identity provider sent no ID token.');
+      let userInfo: Record<string, unknown> = {};
+      if (configuration.serverMetadata().userinfo_endpoint !== undefined && tokens.access_token) {
+        userInfo = await this.verifying(() => client.fetchUserInfo(configuration, tokens.access_token, idClaims.sub));
+      }
+      return { idClaims, userInfo };
+    });
     return {
       issuer: idClaims.iss,
       subject: idClaims.sub,
@@ -159,12 +163,26 @@ export class OidcFlowService {
     return settings;
   }
 
-  private async discover(settings: ActiveOidcSettings): Promise<client.Configuration> {
+  /**
+   * Runs one step of a sign-in against the provider, its calls sharing one deadline: 502 when the
+   * issuer cannot be discovered. A step that fails makes the next one discover the issuer again;
+   * one that succeeds keeps the signing keys it read.
+   */
+  private async withProvider<T>(settings: ActiveOidcSettings, step: (configuration: client.Configuration) => T | Promise<T>): Promise<T> {
+    let configuration: client.Configuration;
     try {
-      return await this.provider.configure(settings, this.provider.deadline());
+      configuration = await this.provider.configure(settings, this.provider.deadline());
     } catch (error) {
       this.logger.warn(`OIDC discovery of ${settings.issuerUrl} failed: ${describeFailure(error)}`);
       throw new BadGatewayException(`The identity provider could not be reached or answered badly: ${describeFailure(error)}.`);
+    }
+    try {
+      const result = await step(configuration);
+      this.provider.keepKeys(settings.issuerUrl, configuration);
+      return result;
+    } catch (error) {
+      this.provider.forget(settings.issuerUrl);
+      throw error;
     }
   }
 

@@ -53,6 +53,8 @@ export class OidcSettingsService {
       if (problem !== null) throw new UnprocessableEntityException(problem);
     }
     await this.settings.write(OIDC_SETTINGS_KEY, next);
+    // Saving is how an operator says the provider changed: this replica reads its metadata afresh.
+    if (next.issuerUrl !== null) this.provider.forget(next.issuerUrl);
     const { sealedClientSecret: _sealed, ...audited } = next;
     await this.audit.record(actor, {
       action: 'settings:oidc',
