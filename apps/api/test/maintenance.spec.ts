@@ -91,7 +91,7 @@ describe('maintenance', () => {
     }
   });
 
-  it('refuses a run while another holds the task (409) instead of running twice, and 404s unknown tasks', async () => {
+  it('shows a run another replica holds as running, refuses a second one (409) instead of running twice, and 404s unknown tasks', async () => {
     const t = await createTestApp();
     const other = new Client({ connectionString: databaseUrl(t.databaseName) });
     try {
@@ -100,7 +100,13 @@ describe('maintenance', () => {
       await other.query('SELECT pg_advisory_lock($1)', [MAINTENANCE_TASK_LOCK_KEYS['prune-certificates']]); // prune-certificates, as another replica would hold it
       const busy = await t.http.post('/api/v1/maintenance/tasks/prune-certificates/run').set(bearer(admin)).expect(409);
       expect(busy.text).toContain('already running');
+      const running = async () =>
+        ((await t.http.get('/api/v1/maintenance/tasks').set(bearer(admin)).expect(200)).body as { name: string; running: boolean }[])
+          .filter((task) => task.running)
+          .map((task) => task.name);
+      expect(await running()).toEqual(['prune-certificates']);
       await other.query('SELECT pg_advisory_unlock($1)', [MAINTENANCE_TASK_LOCK_KEYS['prune-certificates']]);
+      expect(await running()).toEqual([]);
       await t.http.post('/api/v1/maintenance/tasks/prune-certificates/run').set(bearer(admin)).expect(200);
       await t.http.post('/api/v1/maintenance/tasks/defragment/run').set(bearer(admin)).expect(404);
       const operator = (

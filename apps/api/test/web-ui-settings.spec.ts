@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import type { Page } from 'playwright-core';
+import { MAINTENANCE_TASK_LOCK_KEYS } from '../src/database/advisory-lock-keys';
 import { freePort } from '../src/common/net/free-port';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createUser, login, type TestApp } from './support/test-app';
@@ -307,6 +309,34 @@ describeWithChromium('the Settings screens in a browser', () => {
     ).find((task) => task.name === 'refresh-root-stores')!;
     expect(await outcome.textContent()).toContain(refresh.lastOutcome);
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('shows a task another replica is running, waits for it when asked to run it, and shows the outcome that replica recorded', async () => {
+    const purgeHistoryLock = MAINTENANCE_TASK_LOCK_KEYS['purge-history'];
+    const otherReplica = new Client({ connectionString: t.config.databaseUrl });
+    await otherReplica.connect();
+    try {
+      await otherReplica.query('SELECT pg_advisory_lock($1)', [purgeHistoryLock]);
+      await signInAsAdmin();
+      await openSettings('Maintenance', 'Maintenance');
+      const row = page.getByRole('row').filter({ hasText: 'purge-history' });
+      await row.getByText('running now').waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByRole('button', { name: 'Run now: Purge history' }).click();
+      await page.getByText(/^Purge history was already running elsewhere; waiting/).waitFor();
+      // The other replica finishes as a run does: it records the run, then lets go of the task.
+      await otherReplica.query(
+        `INSERT INTO maintenance_runs (task, last_run_at, last_outcome, last_counts)
+         VALUES ('purge-history', now(), 'succeeded', '{"scanHistory": 7}')
+         ON CONFLICT (task) DO UPDATE SET last_run_at = excluded.last_run_at, last_outcome = excluded.last_outcome, last_counts = excluded.last_counts`,
+      );
+      await otherReplica.query('SELECT pg_advisory_unlock($1)', [purgeHistoryLock]);
+      await page.getByText('Purge history finished: succeeded (scanHistory: 7).').waitFor();
+      await row.getByRole('cell', { name: 'succeeded', exact: true }).waitFor();
+      expect(await row.getByText('running now').count()).toBe(0);
+    } finally {
+      await otherReplica.end();
+    }
   });
 
   it('shows an operator every value without an edit control', async () => {

@@ -741,7 +741,7 @@ export interface paths {
         };
         /**
          * List maintenance tasks
-         * @description Needs `settings:view`. The four tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), each with its schedule (cron, UTC) and the time, outcome and counts of its last run.
+         * @description Needs `settings:view`. The four tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), each with its schedule (cron, UTC), the time, outcome and counts of its last run, and whether a run is going now (on any replica).
          */
         get: operations["listMaintenanceTasks"];
         put?: never;
@@ -2067,6 +2067,8 @@ export interface components {
             lastRunAt: string | null;
             /** @enum {string} */
             name: "refresh-root-stores" | "purge-history" | "prune-certificates" | "purge-alert-records";
+            /** @description Whether a run of the task is going now, on this or another replica. */
+            running: boolean;
             /** @description Cron expression (UTC). */
             schedule: string;
         };

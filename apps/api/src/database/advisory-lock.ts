@@ -37,6 +37,22 @@ export function withAdvisoryTryLock<T>(dataSource: DataSource, key: number, work
   });
 }
 
+/**
+ * Which of `keys` some session of this database holds now (any replica's run): the session-level
+ * locks taken above on a bigint key, which pg_locks shows as classid 0, objid the key, objsubid 1.
+ */
+export async function heldAdvisoryLocks(dataSource: DataSource, keys: readonly number[]): Promise<Set<number>> {
+  const rows = await dataSource.query<{ key: string }[]>(
+    `SELECT objid::text AS key
+       FROM pg_locks
+      WHERE locktype = 'advisory' AND granted AND classid = 0 AND objsubid = 1
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND objid = ANY($1::oid[])`,
+    [keys],
+  );
+  return new Set(rows.map((row) => Number(row.key)));
+}
+
 // SQLSTATE of a statement cancelled by statement_timeout.
 const QUERY_CANCELED = '57014';
 

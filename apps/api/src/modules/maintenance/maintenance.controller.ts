@@ -11,6 +11,7 @@ export class MaintenanceTaskDto {
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastRunAt!: string | null;
   @ApiProperty({ type: String, nullable: true, description: '`succeeded` or `failed: <reason>`.' }) lastOutcome!: string | null;
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: { type: 'integer' } }) lastCounts!: Record<string, number> | null;
+  @ApiProperty({ description: 'Whether a run of the task is going now, on this or another replica.' }) running!: boolean;
 }
 
 export class MaintenanceResultDto {
@@ -30,7 +31,7 @@ export class MaintenanceController {
     description:
       'Needs `settings:view`. ' +
       'The four tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), each with its ' +
-      'schedule (cron, UTC) and the time, outcome and counts of its last run.',
+      'schedule (cron, UTC), the time, outcome and counts of its last run, and whether a run is going now (on any replica).',
   })
   @RequirePermission('settings:view')
   @ApiOkResponse({ type: [MaintenanceTaskDto] })

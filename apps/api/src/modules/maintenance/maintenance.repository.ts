@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { withAdvisoryTryLock } from '../../database/advisory-lock';
+import { heldAdvisoryLocks, withAdvisoryTryLock } from '../../database/advisory-lock';
 import { MAINTENANCE_TASK_LOCK_KEYS, type MaintenanceTaskName } from '../../database/advisory-lock-keys';
 import { MaintenanceRunEntity } from './maintenance-run.entity';
 
@@ -14,6 +14,16 @@ export class MaintenanceRepository {
   /** Runs `work` if no other run of this task holds its lock; null when one does (skipped). */
   withTaskLock<T>(task: MaintenanceTaskName, work: () => Promise<T>): Promise<T | null> {
     return withAdvisoryTryLock(this.dataSource, MAINTENANCE_TASK_LOCK_KEYS[task], work);
+  }
+
+  /** The tasks a run holds the lock of now, on any replica. */
+  async runningTasks(): Promise<Set<MaintenanceTaskName>> {
+    const names = Object.keys(MAINTENANCE_TASK_LOCK_KEYS) as MaintenanceTaskName[];
+    const held = await heldAdvisoryLocks(
+      this.dataSource,
+      names.map((name) => MAINTENANCE_TASK_LOCK_KEYS[name]),
+    );
+    return new Set(names.filter((name) => held.has(MAINTENANCE_TASK_LOCK_KEYS[name])));
   }
 
   lastRuns(): Promise<MaintenanceRunEntity[]> {

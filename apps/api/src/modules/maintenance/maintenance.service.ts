@@ -15,6 +15,8 @@ export interface TaskStatus {
   lastRunAt: Date | null;
   lastOutcome: string | null;
   lastCounts: Record<string, number> | null;
+  /** A run of it is going now, here or on another replica (it holds the task's lock). */
+  running: boolean;
 }
 
 export interface TaskResult {
@@ -54,7 +56,8 @@ export class MaintenanceService {
   }
 
   async listTasks(): Promise<TaskStatus[]> {
-    const runs = new Map((await this.maintenance.lastRuns()).map((run) => [run.task, run]));
+    const [lastRuns, running] = await Promise.all([this.maintenance.lastRuns(), this.maintenance.runningTasks()]);
+    const runs = new Map(lastRuns.map((run) => [run.task, run]));
     return this.tasks.map(({ name }) => {
       const run = runs.get(name);
       return {
@@ -63,6 +66,7 @@ export class MaintenanceService {
         lastRunAt: run?.lastRunAt ?? null,
         lastOutcome: run?.lastOutcome ?? null,
         lastCounts: run?.lastCounts ?? null,
+        running: running.has(name),
       };
     });
   }

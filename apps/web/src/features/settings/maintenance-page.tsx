@@ -41,8 +41,8 @@ export function MaintenancePage() {
                 <td>
                   <DateTime value={task.lastRunAt} />
                 </td>
-                <td className={task.lastOutcome?.startsWith('failed') ? 'error' : undefined}>
-                  {task.lastOutcome ?? <span className="muted">not run yet</span>}
+                <td className={task.lastOutcome?.startsWith('failed') && !task.running ? 'error' : undefined}>
+                  {task.running ? <strong>running now</strong> : (task.lastOutcome ?? <span className="muted">not run yet</span>)}
                 </td>
                 <td>{countsText(task.lastCounts)}</td>
                 {mayRun && (
@@ -51,7 +51,7 @@ export function MaintenancePage() {
                       type="button"
                       aria-label={`Run now: ${taskLabel(task.name)}`}
                       disabled={run.running !== null}
-                      onClick={() => run.start(task.name, task.lastRunAt)}
+                      onClick={() => run.start(task.name)}
                     >
                       Run now
                     </button>

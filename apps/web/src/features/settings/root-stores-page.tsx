@@ -11,14 +11,7 @@ export function RootStoresPage() {
   const { can } = useAuth();
   const mayRefresh = can('settings:edit');
   const stores = useApiQuery('root-stores', () => api.GET('/api/v1/root-stores'));
-  const tasks = useApiQuery(`maintenance-tasks:${String(mayRefresh)}`, () =>
-    mayRefresh ? api.GET('/api/v1/maintenance/tasks') : Promise.resolve({ data: [], response: new Response() }),
-  );
-  const refresh = useTaskRun(() => {
-    stores.reload();
-    tasks.reload();
-  });
-  const refreshTask = tasks.data?.find((task) => task.name === 'refresh-root-stores');
+  const refresh = useTaskRun(stores.reload);
   return (
     <>
       <h1>Root stores</h1>
@@ -26,7 +19,7 @@ export function RootStoresPage() {
         A certificate is trusted by a store when the store&apos;s anchors appear in its issuer chain. The stores are refreshed nightly by
         the maintenance task “Refresh root stores”.
       </p>
-      <LoadError message={stores.error ?? tasks.error} />
+      <LoadError message={stores.error} />
       {stores.data && (
         <table>
           <thead>
@@ -54,8 +47,8 @@ export function RootStoresPage() {
           <button
             type="button"
             className="primary"
-            disabled={refresh.running !== null || !tasks.data}
-            onClick={() => refresh.start('refresh-root-stores', refreshTask?.lastRunAt ?? null)}
+            disabled={refresh.running !== null}
+            onClick={() => refresh.start('refresh-root-stores')}
           >
             Refresh now
           </button>

@@ -15,14 +15,14 @@ export interface TaskRun {
   seconds: number;
   result: TaskResult | null;
   error: string | null;
-  start: (name: TaskName, lastRunAt: string | null) => void;
+  start: (name: TaskName) => void;
 }
 
 /**
  * Runs one maintenance task. The API answers its outcome when the run ends; while it runs the
- * screen shows the time elapsed. The API reports a run already going (here or on another
- * replica) only with 409: then GET /maintenance/tasks is polled until the task's last run
- * changes, and that run's outcome is shown.
+ * screen shows the time elapsed. A run already going (here or on another replica) is refused
+ * with 409: then GET /maintenance/tasks is polled until the task is no longer running, and the
+ * outcome that run recorded (before it let go of the task) is shown.
  */
 export function useTaskRun(onFinished: () => void): TaskRun {
   const [running, setRunning] = useState<TaskName | null>(null);
@@ -49,19 +49,18 @@ export function useTaskRun(onFinished: () => void): TaskRun {
     return () => window.clearInterval(timer);
   }, [running]);
 
-  async function awaitOtherRun(name: TaskName, lastRunAt: string | null): Promise<TaskResult | null> {
+  async function awaitOtherRun(name: TaskName): Promise<TaskResult | null> {
     while (mounted.current) {
       await new Promise((resolve) => window.setTimeout(resolve, POLL_MS));
       const { data, error: apiError, response } = await api.GET('/api/v1/maintenance/tasks');
       if (!data) throw new Error(errorMessage(apiError, response));
       const task = data.find((candidate) => candidate.name === name);
-      if (task?.lastRunAt && task.lastRunAt !== lastRunAt)
-        return { name, outcome: task.lastOutcome ?? 'unknown', counts: task.lastCounts ?? {} };
+      if (task && !task.running) return { name, outcome: task.lastOutcome ?? 'unknown', counts: task.lastCounts ?? {} };
     }
     return null;
   }
 
-  function start(name: TaskName, lastRunAt: string | null) {
+  function start(name: TaskName) {
     setRunning(name);
     setWaitingForOther(false);
     setResult(null);
@@ -72,7 +71,7 @@ export function useTaskRun(onFinished: () => void): TaskRun {
         let outcome: TaskResult | null = data ?? null;
         if (response.status === 409) {
           setWaitingForOther(true);
-          outcome = await awaitOtherRun(name, lastRunAt);
+          outcome = await awaitOtherRun(name);
         } else if (!data) throw new Error(errorMessage(apiError, response));
         if (!mounted.current) return;
         setResult(outcome);
