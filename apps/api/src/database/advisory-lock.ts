@@ -38,8 +38,9 @@ export function withAdvisoryTryLock<T>(dataSource: DataSource, key: number, work
 }
 
 /**
- * Which of `keys` some session of this database holds now (any replica's run): the session-level
- * locks taken above on a bigint key, which pg_locks shows as classid 0, objid the key, objsubid 1.
+ * Which of `keys` some session of this database holds now (any replica's run). pg_locks shows a
+ * lock taken above on a bigint key as its high and low 32 bits (classid, objid) with objsubid 1;
+ * every key of advisory-lock-keys.ts is below 2^32, so classid is 0 and objid the key.
  */
 export async function heldAdvisoryLocks(dataSource: DataSource, keys: readonly number[]): Promise<Set<number>> {
   const rows = await dataSource.query<{ key: string }[]>(
