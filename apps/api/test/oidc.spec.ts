@@ -262,7 +262,7 @@ describe('OIDC sign-in', () => {
       expect(signedIn.user).toMatchObject({ email: 'alice@idp.test', name: 'Alice', role: 'operator' });
       expect(await userCount()).toBe(before + 1);
       const me = await t.http.get('/api/v1/me').set(bearer(signedIn.token)).expect(200);
-      expect(me.body).toMatchObject({ email: 'alice@idp.test', role: 'operator' });
+      expect(me.body).toMatchObject({ email: 'alice@idp.test', role: 'operator', localSignIn: false, oidcLinked: true });
 
       const audit = await t.http.get(`/api/v1/audit?action=user:create&targetId=${signedIn.user.id}`).set(bearer(admin)).expect(200);
       expect(audit.body.items[0]).toMatchObject({ actor: `oidc:${idp.issuer}`, targetId: signedIn.user.id });
@@ -330,10 +330,15 @@ describe('OIDC sign-in', () => {
     it('links an existing password user by verified e-mail', async () => {
       const existing = await createUser(t, 'viewer');
       idp.accounts.set('sub-dave', { email: existing.email, email_verified: true, name: 'Dave', groups: ['ck-viewers'] });
+      expect((await t.http.get(`/api/v1/users/${existing.id}`).set(bearer(admin)).expect(200)).body).toMatchObject({ oidcLinked: false });
       const before = await userCount();
       const signedIn = await signInAndExchange('sub-dave');
       expect(signedIn.user.id).toBe(existing.id);
       expect(await userCount()).toBe(before);
+      expect((await t.http.get(`/api/v1/users/${existing.id}`).set(bearer(admin)).expect(200)).body).toMatchObject({
+        localSignIn: true,
+        oidcLinked: true,
+      });
       // The password still works too.
       await login(t, existing.email, existing.password);
     });

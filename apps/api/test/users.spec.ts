@@ -35,6 +35,8 @@ describe('users', () => {
       disabled: false,
       notify: false,
       createdAt: expect.stringMatching(/Z$/),
+      localSignIn: true,
+      oidcLinked: false,
     });
     expect(JSON.stringify(alice)).not.toMatch(/password/i);
 
@@ -68,7 +70,12 @@ describe('users', () => {
   });
 
   it('creates users without a password who cannot sign in with one', async () => {
-    await t.http.post('/api/v1/users').set(bearer(admin)).send({ email: 'sso-only@example.com', role: 'viewer' }).expect(201);
+    const created = await t.http
+      .post('/api/v1/users')
+      .set(bearer(admin))
+      .send({ email: 'sso-only@example.com', role: 'viewer' })
+      .expect(201);
+    expect(created.body).toMatchObject({ localSignIn: false, oidcLinked: false });
     await t.http.post('/api/v1/auth/login').send({ email: 'sso-only@example.com', password: '' }).expect(401);
     await t.http.post('/api/v1/auth/login').send({ email: 'sso-only@example.com', password: 'anything-at-all' }).expect(401);
   });

@@ -67,6 +67,8 @@ describeWithChromium('the Users and Audit log screens in a browser', () => {
     const admin = await login(t);
     const before = (await t.http.get('/api/v1/users').set(bearer(admin)).expect(200)).body as { email: string }[];
     expect(before.map((user) => user.email)).not.toContain(email);
+    const ssoOnly = 'sso.only@certkeeper.test';
+    await t.http.post('/api/v1/users').set(bearer(admin)).send({ email: ssoOnly, role: 'viewer' }).expect(201);
 
     // Created: back on the list, which announces it; the user signs in through the API.
     await form.getByLabel(/^Password/).fill(password);
@@ -79,6 +81,9 @@ describeWithChromium('the Users and Audit log screens in a browser', () => {
     await row.getByRole('cell', { name: 'Viewer', exact: true }).waitFor();
     await row.getByRole('cell', { name: 'Enabled', exact: true }).waitFor();
     await row.getByRole('cell', { name: 'Dana Ops', exact: true }).waitFor();
+    await row.getByRole('cell', { name: 'password', exact: true }).waitFor();
+    const ssoOnlyRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: ssoOnly }) });
+    await ssoOnlyRow.getByRole('cell', { name: 'OIDC, not signed in yet', exact: true }).waitFor();
     const userToken = await login(t, email, password);
     const me = (await t.http.get('/api/v1/me').set(bearer(userToken)).expect(200)).body as { id: string; role: string };
     expect(me.role).toBe('viewer');

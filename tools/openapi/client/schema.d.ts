@@ -2082,8 +2082,12 @@ export interface components {
             email: string;
             /** Format: uuid */
             id: string;
+            /** @description Whether the user can sign in here with e-mail and password (one is set). */
+            localSignIn: boolean;
             name: string;
             notify: boolean;
+            /** @description Whether the user is linked to an identity at the OIDC provider (has signed in through it once). */
+            oidcLinked: boolean;
             /** @enum {string} */
             role: "viewer" | "operator" | "admin";
             /** @description Tags whose endpoints the caller is alerted about; empty means every endpoint. */
@@ -2613,8 +2617,12 @@ export interface components {
             email: string;
             /** Format: uuid */
             id: string;
+            /** @description Whether the user can sign in here with e-mail and password (one is set). */
+            localSignIn: boolean;
             name: string;
             notify: boolean;
+            /** @description Whether the user is linked to an identity at the OIDC provider (has signed in through it once). */
+            oidcLinked: boolean;
             /** @enum {string} */
             role: "viewer" | "operator" | "admin";
         };

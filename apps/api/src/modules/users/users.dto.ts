@@ -95,6 +95,9 @@ export class UserResponseDto {
   @ApiProperty() disabled!: boolean;
   @ApiProperty() notify!: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ description: 'Whether the user can sign in here with e-mail and password (one is set).' }) localSignIn!: boolean;
+  @ApiProperty({ description: 'Whether the user is linked to an identity at the OIDC provider (has signed in through it once).' })
+  oidcLinked!: boolean;
 }
 
 export function toUserResponse(user: UserEntity): UserResponseDto {
@@ -106,5 +109,7 @@ export function toUserResponse(user: UserEntity): UserResponseDto {
     disabled: user.disabled,
     notify: user.notify,
     createdAt: user.createdAt.toISOString(),
+    localSignIn: user.passwordHash !== null,
+    oidcLinked: user.oidcSubject !== null,
   };
 }

@@ -58,6 +58,7 @@ function UserListPage() {
               <th scope="col">Name</th>
               <th scope="col">Role</th>
               <th scope="col">State</th>
+              <th scope="col">Signs in with</th>
               <th scope="col">Alert e-mails</th>
               <th scope="col">Created</th>
             </tr>
@@ -72,6 +73,7 @@ function UserListPage() {
                 <td>{user.name || <span className="muted">none</span>}</td>
                 <td>{ROLE_NAMES[user.role]}</td>
                 <td>{user.disabled ? <span className="user-disabled">Disabled</span> : 'Enabled'}</td>
+                <td>{signInMethods(user)}</td>
                 <td>{user.notify ? 'yes' : <span className="muted">no</span>}</td>
                 <td>
                   <DateTime value={user.createdAt} />
@@ -83,4 +85,10 @@ function UserListPage() {
       )}
     </>
   );
+}
+
+/** How a user can sign in: a user without a password who never signed in through OIDC can only do that next. */
+function signInMethods(user: { localSignIn: boolean; oidcLinked: boolean }) {
+  const methods = [user.localSignIn && 'password', user.oidcLinked && 'OIDC'].filter(Boolean).join(', ');
+  return methods || <span className="muted">OIDC, not signed in yet</span>;
 }
