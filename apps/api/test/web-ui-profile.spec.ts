@@ -114,4 +114,41 @@ describeWithChromium('the Profile screen in a browser', () => {
     await t.http.get(new URL(copied).pathname).expect(404);
     expect(await seriousViolations(page)).toEqual([]);
   });
+
+  it('lets a person change their password, which ends every session of theirs, this one too', async () => {
+    const viewer = await createUser(t, 'viewer');
+    await page.goto('/login');
+    await signIn(page, viewer.email, viewer.password);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+    const form = page.getByRole('form', { name: 'Password' });
+    await form.getByLabel('Current password').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The two new passwords differ: said here, nothing sent.
+    await form.getByLabel('Current password').fill(viewer.password);
+    await form.getByLabel('New password', { exact: true }).fill('a-new-password-1');
+    await form.getByLabel('New password again').fill('a-new-password-2');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await form.getByRole('alert').filter({ hasText: 'The two new passwords differ.' }).waitFor();
+    expect(await form.getByLabel('New password again').getAttribute('aria-invalid')).toBe('true');
+    await t.http.get('/api/v1/me').set(bearer(viewer.token)).expect(200);
+
+    // A wrong current password: the API's sentence.
+    await form.getByLabel('Current password').fill('not-the-password');
+    await form.getByLabel('New password again').fill('a-new-password-1');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await form.getByRole('alert').filter({ hasText: 'currentPassword is not the current password' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The right one: to sign-in, saying why; the old password and every session of theirs are ended.
+    await form.getByLabel('Current password').fill(viewer.password);
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await page.waitForURL(/\/login$/);
+    await page.getByRole('status').filter({ hasText: 'Your password was changed' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await t.http.get('/api/v1/me').set(bearer(viewer.token)).expect(401);
+    await t.http.post('/api/v1/auth/login').send({ email: viewer.email, password: viewer.password }).expect(401);
+    await signIn(page, viewer.email, 'a-new-password-1');
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  });
 });

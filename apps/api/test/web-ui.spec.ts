@@ -248,6 +248,12 @@ describeWithChromium('the web interface in a browser', () => {
       await page.waitForURL('**/endpoints?type=host');
       await page.getByText('SSO Viewer (viewer)').waitFor();
       expect(await page.getByLabel('Type').inputValue()).toBe('host');
+
+      // Signed in only through the provider: no password to change on the profile.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).click();
+      await page.getByRole('heading', { name: 'Password', level: 2 }).waitFor();
+      await page.getByText('You sign in through single sign-on (OIDC): there is no password to change here.').waitFor();
+      expect(await page.getByLabel('Current password').count()).toBe(0);
     } finally {
       await t.http
         .put('/api/v1/settings/oidc')

@@ -12,6 +12,8 @@ interface AuthState {
   me: Me | null;
   signIn: (session: Session) => void;
   signOut: () => Promise<void>;
+  /** The API already ended this session (a new password): forget it here, and say why at sign-in. */
+  endSession: (notice: string) => void;
   can: (permission: Permission) => boolean;
 }
 
@@ -28,6 +30,11 @@ export function safeRedirect(raw: string | null): string {
   // `//host` and `/\host` name another origin in browsers.
   if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\') || raw.startsWith('/login')) return '/';
   return raw;
+}
+
+/** What the sign-in page is told when the person was sent there by a change of theirs. */
+export interface SignInNotice {
+  notice: string;
 }
 
 export function loginPath(returnTo: string): string {
@@ -64,18 +71,25 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     setSession(next);
   }, []);
 
+  const leave = useCallback(
+    (notice?: string) => {
+      clearSession();
+      // In one transition with the router's navigation: otherwise RequireAuth renders first, without
+      // a session, and sends the person to sign-in with a way back to the screen they just left.
+      startTransition(() => {
+        setSession(null);
+        setMe(null);
+        void navigate('/login', notice === undefined ? undefined : { state: { notice } satisfies SignInNotice });
+      });
+    },
+    [navigate],
+  );
+
   const signOut = useCallback(async () => {
     // The API ends this JWT at once; the local session goes whatever the answer.
     await api.POST('/api/v1/auth/logout').catch(() => undefined);
-    clearSession();
-    // In one transition with the router's navigation: otherwise RequireAuth renders first, without
-    // a session, and sends the person to sign-in with a way back to the screen they just left.
-    startTransition(() => {
-      setSession(null);
-      setMe(null);
-      void navigate('/login');
-    });
-  }, [navigate]);
+    leave();
+  }, [leave]);
 
   const value = useMemo<AuthState>(
     () => ({
@@ -83,13 +97,14 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       me,
       signIn,
       signOut,
+      endSession: leave,
       // Before /me answers, the role from sign-in stands in (the API checks every request anyway).
       can: (permission) => {
         const role = me?.role ?? session?.user.role;
         return role !== undefined && can(role, permission);
       },
     }),
-    [session, me, signIn, signOut],
+    [session, me, signIn, signOut, leave],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

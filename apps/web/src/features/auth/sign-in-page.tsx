@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { api, errorMessage, type Schemas, unreachable } from '../../api/client';
-import { safeRedirect, useAuth } from '../../auth/auth-context';
+import { safeRedirect, type SignInNotice, useAuth } from '../../auth/auth-context';
 
 type OidcStatus = Schemas['OidcStatusDto'];
 
@@ -10,6 +10,7 @@ export function SignInPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const redirect = safeRedirect(params.get('redirect'));
+  const notice = (useLocation().state as SignInNotice | null)?.notice;
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -57,6 +58,7 @@ export function SignInPage() {
       <h1>Certkeeper</h1>
       <form className="card" onSubmit={(event) => void submit(event)} aria-describedby={error ? 'sign-in-error' : undefined}>
         <h2>Sign in</h2>
+        {notice && <p role="status">{notice}</p>}
         <label htmlFor="email">E-mail</label>
         <input id="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <label htmlFor="password">Password</label>

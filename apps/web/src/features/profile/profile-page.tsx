@@ -7,7 +7,7 @@ import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 
-/** The caller's own settings: tag subscriptions, calendar feed and API keys (self:access, every role). */
+/** The caller's own settings: tag subscriptions, calendar feed, API keys and password (self:access, every role). */
 export function ProfilePage() {
   useTitle('Profile');
   return (
@@ -16,6 +16,7 @@ export function ProfilePage() {
       <TagSubscriptions />
       <CalendarFeed />
       <ApiKeys />
+      <PasswordChange />
     </>
   );
 }
@@ -287,6 +288,82 @@ function ApiKeys() {
           </button>
         </div>
       </form>
+    </section>
+  );
+}
+
+/**
+ * A new password, given the current one. The API then ends every session of the person, this one
+ * included, so the screen goes to sign-in and says so. Someone who signs in only through OIDC has
+ * no password to change.
+ */
+function PasswordChange() {
+  const { me, endSession } = useAuth();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeated, setRepeated] = useState('');
+  const [mismatch, setMismatch] = useState(false);
+  const action = useAction();
+
+  async function change(event: FormEvent) {
+    event.preventDefault();
+    setMismatch(next !== repeated);
+    if (next !== repeated) return;
+    await action.run(
+      () => api.PUT('/api/v1/me', { body: { password: next, currentPassword: current } }),
+      () => endSession('Your password was changed and every session of yours has ended: sign in with the new password.'),
+    );
+  }
+
+  return (
+    <section aria-labelledby="password-heading">
+      <h2 id="password-heading">Password</h2>
+      {me && !me.localSignIn && <p className="muted">You sign in through single sign-on (OIDC): there is no password to change here.</p>}
+      {me?.localSignIn && (
+        <form className="form" aria-labelledby="password-heading" onSubmit={(event) => void change(event)}>
+          <label htmlFor="current-password">Current password</label>
+          <input
+            id="current-password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
+          <label htmlFor="new-password">New password</label>
+          <input
+            id="new-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+          />
+          <label htmlFor="repeated-password">New password again</label>
+          <input
+            id="repeated-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            aria-invalid={mismatch || undefined}
+            aria-describedby={mismatch ? 'repeated-password-error' : undefined}
+            value={repeated}
+            onChange={(e) => setRepeated(e.target.value)}
+          />
+          {mismatch && (
+            <p className="error" id="repeated-password-error" role="alert">
+              The two new passwords differ.
+            </p>
+          )}
+          <p className="muted small">Changing it signs you out everywhere, here too.</p>
+          <div className="actions">
+            <button type="submit" disabled={action.busy}>
+              Change password
+            </button>
+          </div>
+          <LoadError message={action.error} />
+        </form>
+      )}
     </section>
   );
 }
