@@ -126,18 +126,29 @@ describeWithChromium('the Profile screen in a browser', () => {
 
     // The two new passwords differ: said here, nothing sent.
     await form.getByLabel('Current password').fill(viewer.password);
-    await form.getByLabel('New password', { exact: true }).fill('a-new-password-1');
+    await form.getByLabel(/^New password \(/).fill('a-new-password-1');
     await form.getByLabel('New password again').fill('a-new-password-2');
     await form.getByRole('button', { name: 'Change password' }).click();
-    await form.getByRole('alert').filter({ hasText: 'The two new passwords differ.' }).waitFor();
+    await form.getByText('The two new passwords differ.').waitFor();
     expect(await form.getByLabel('New password again').getAttribute('aria-invalid')).toBe('true');
+    expect(await form.getByLabel('New password again').getAttribute('aria-describedby')).toBe('own-password-repeated-error');
     await t.http.get('/api/v1/me').set(bearer(viewer.token)).expect(200);
 
-    // A wrong current password: the API's sentence.
+    // Too short: the API's sentence by the new password.
+    await form.getByLabel(/^New password \(/).fill('short');
+    await form.getByLabel('New password again').fill('short');
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await form.getByText(/^password must be longer than or equal to 8 characters/).waitFor();
+    expect(await form.getByLabel(/^New password \(/).getAttribute('aria-invalid')).toBe('true');
+
+    // A wrong current password: the API's sentence by that field.
+    await form.getByLabel(/^New password \(/).fill('a-new-password-1');
     await form.getByLabel('Current password').fill('not-the-password');
     await form.getByLabel('New password again').fill('a-new-password-1');
     await form.getByRole('button', { name: 'Change password' }).click();
-    await form.getByRole('alert').filter({ hasText: 'currentPassword is not the current password' }).waitFor();
+    await form.getByText('currentPassword is not the current password').waitFor();
+    expect(await form.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+    expect(await form.getByText('The two new passwords differ.').count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
 
     // The right one: to sign-in, saying why; the old password and every session of theirs are ended.

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
+import { FieldError, fieldProps, GeneralProblem, type Problems, splitProblems } from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
@@ -292,6 +293,10 @@ function ApiKeys() {
   );
 }
 
+const PASSWORD_FORM = 'own-password';
+const PASSWORD_FIELDS = ['currentPassword', 'password', 'repeated'] as const;
+type PasswordField = (typeof PASSWORD_FIELDS)[number];
+
 /**
  * A new password, given the current one. The API then ends every session of the person, this one
  * included, so the screen goes to sign-in and says so. Someone who signs in only through OIDC has
@@ -299,69 +304,55 @@ function ApiKeys() {
  */
 function PasswordChange() {
   const { me, endSession } = useAuth();
-  const [current, setCurrent] = useState('');
-  const [next, setNext] = useState('');
-  const [repeated, setRepeated] = useState('');
+  const [values, setValues] = useState<Record<PasswordField, string>>({ currentPassword: '', password: '', repeated: '' });
   const [mismatch, setMismatch] = useState(false);
   const action = useAction();
+  // The API names `currentPassword` or `password` in its sentences; a mismatch is caught here.
+  const problems: Problems<PasswordField> = mismatch
+    ? { byField: { repeated: 'The two new passwords differ.' }, general: null }
+    : splitProblems(action.error ?? '', PASSWORD_FIELDS);
 
   async function change(event: FormEvent) {
     event.preventDefault();
-    setMismatch(next !== repeated);
-    if (next !== repeated) return;
+    const differ = values.password !== values.repeated;
+    setMismatch(differ);
+    if (differ) return;
     await action.run(
-      () => api.PUT('/api/v1/me', { body: { password: next, currentPassword: current } }),
+      () => api.PUT('/api/v1/me', { body: { password: values.password, currentPassword: values.currentPassword } }),
       () => endSession('Your password was changed and every session of yours has ended: sign in with the new password.'),
     );
   }
+
+  const field = (name: PasswordField, label: string, autoComplete: string) => (
+    <>
+      <label htmlFor={`${PASSWORD_FORM}-${name}`}>{label}</label>
+      <input
+        {...fieldProps(PASSWORD_FORM, name, problems)}
+        type="password"
+        autoComplete={autoComplete}
+        value={values[name]}
+        onChange={(event) => setValues({ ...values, [name]: event.target.value })}
+      />
+      <FieldError idPrefix={PASSWORD_FORM} field={name} problems={problems} />
+    </>
+  );
 
   return (
     <section aria-labelledby="password-heading">
       <h2 id="password-heading">Password</h2>
       {me && !me.localSignIn && <p className="muted">You sign in through single sign-on (OIDC): there is no password to change here.</p>}
       {me?.localSignIn && (
-        <form className="form" aria-labelledby="password-heading" onSubmit={(event) => void change(event)}>
-          <label htmlFor="current-password">Current password</label>
-          <input
-            id="current-password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={current}
-            onChange={(e) => setCurrent(e.target.value)}
-          />
-          <label htmlFor="new-password">New password</label>
-          <input
-            id="new-password"
-            type="password"
-            autoComplete="new-password"
-            required
-            value={next}
-            onChange={(e) => setNext(e.target.value)}
-          />
-          <label htmlFor="repeated-password">New password again</label>
-          <input
-            id="repeated-password"
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-invalid={mismatch || undefined}
-            aria-describedby={mismatch ? 'repeated-password-error' : undefined}
-            value={repeated}
-            onChange={(e) => setRepeated(e.target.value)}
-          />
-          {mismatch && (
-            <p className="error" id="repeated-password-error" role="alert">
-              The two new passwords differ.
-            </p>
-          )}
+        <form className="form" aria-labelledby="password-heading" onSubmit={(event) => void change(event)} noValidate>
+          {field('currentPassword', 'Current password', 'current-password')}
+          {field('password', 'New password (at least 8 characters)', 'new-password')}
+          {field('repeated', 'New password again', 'new-password')}
           <p className="muted small">Changing it signs you out everywhere, here too.</p>
+          <GeneralProblem problems={problems} />
           <div className="actions">
             <button type="submit" disabled={action.busy}>
               Change password
             </button>
           </div>
-          <LoadError message={action.error} />
         </form>
       )}
     </section>
