@@ -262,7 +262,13 @@ describe('OIDC sign-in', () => {
       expect(signedIn.user).toMatchObject({ email: 'alice@idp.test', name: 'Alice', role: 'operator' });
       expect(await userCount()).toBe(before + 1);
       const me = await t.http.get('/api/v1/me').set(bearer(signedIn.token)).expect(200);
-      expect(me.body).toMatchObject({ email: 'alice@idp.test', role: 'operator', localSignIn: false, oidcLinked: true });
+      expect(me.body).toMatchObject({
+        email: 'alice@idp.test',
+        role: 'operator',
+        localSignIn: false,
+        oidcLinked: true,
+        lastSignInAt: t.clock.now().toISOString(),
+      });
 
       const audit = await t.http.get(`/api/v1/audit?action=user:create&targetId=${signedIn.user.id}`).set(bearer(admin)).expect(200);
       expect(audit.body.items[0]).toMatchObject({ actor: `oidc:${idp.issuer}`, targetId: signedIn.user.id });

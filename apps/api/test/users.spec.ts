@@ -37,11 +37,21 @@ describe('users', () => {
       createdAt: expect.stringMatching(/Z$/),
       localSignIn: true,
       oidcLinked: false,
+      lastSignInAt: null,
     });
     expect(JSON.stringify(alice)).not.toMatch(/password/i);
 
+    // Each sign-in is recorded, by the application's clock.
     await t.http.post('/api/v1/auth/login').send({ email: 'alice@example.com', password: 'alice-password' }).expect(200);
-    expect((await t.http.get(`/api/v1/users/${alice.id}`).set(bearer(admin)).expect(200)).body).toEqual(alice);
+    expect((await t.http.get(`/api/v1/users/${alice.id}`).set(bearer(admin)).expect(200)).body).toEqual({
+      ...alice,
+      lastSignInAt: t.clock.now().toISOString(),
+    });
+    t.clock.advance(90_000);
+    await t.http.post('/api/v1/auth/login').send({ email: 'alice@example.com', password: 'alice-password' }).expect(200);
+    expect((await t.http.get(`/api/v1/users/${alice.id}`).set(bearer(admin)).expect(200)).body).toMatchObject({
+      lastSignInAt: t.clock.now().toISOString(),
+    });
     const list = (await t.http.get('/api/v1/users').set(bearer(admin)).expect(200)).body as UserBody[];
     expect(list.map((u) => u.email)).toEqual(expect.arrayContaining([ADMIN_EMAIL, 'alice@example.com']));
 

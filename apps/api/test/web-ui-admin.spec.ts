@@ -84,6 +84,10 @@ describeWithChromium('the Users and Audit log screens in a browser', () => {
     await row.getByRole('cell', { name: 'password', exact: true }).waitFor();
     const ssoOnlyRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: ssoOnly }) });
     await ssoOnlyRow.getByRole('cell', { name: 'OIDC, not signed in yet', exact: true }).waitFor();
+    await ssoOnlyRow.getByRole('cell', { name: 'never', exact: true }).waitFor();
+    // The administrator signed in to get here: a time, not "never".
+    const adminRow = page.getByRole('row').filter({ hasText: `${ADMIN_EMAIL} (you)` });
+    expect(await adminRow.getByRole('cell', { name: 'never', exact: true }).count()).toBe(0);
     const userToken = await login(t, email, password);
     const me = (await t.http.get('/api/v1/me').set(bearer(userToken)).expect(200)).body as { id: string; role: string };
     expect(me.role).toBe('viewer');

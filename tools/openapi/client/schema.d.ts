@@ -2082,6 +2082,11 @@ export interface components {
             email: string;
             /** Format: uuid */
             id: string;
+            /**
+             * Format: date-time
+             * @description The last sign-in, password or OIDC; null before the first.
+             */
+            lastSignInAt: string | null;
             /** @description Whether the user can sign in here with e-mail and password (one is set). */
             localSignIn: boolean;
             name: string;
@@ -2617,6 +2622,11 @@ export interface components {
             email: string;
             /** Format: uuid */
             id: string;
+            /**
+             * Format: date-time
+             * @description The last sign-in, password or OIDC; null before the first.
+             */
+            lastSignInAt: string | null;
             /** @description Whether the user can sign in here with e-mail and password (one is set). */
             localSignIn: boolean;
             name: string;

@@ -13,6 +13,7 @@ import { ScanRequests1795309200000 } from './1795309200000-ScanRequests';
 import { EndpointStarttls1795312800000 } from './1795312800000-EndpointStarttls';
 import { CountChangeSignal1795320000000 } from './1795320000000-CountChangeSignal';
 import { SignInChangeSignal1795323600000 } from './1795323600000-SignInChangeSignal';
+import { UserLastSignIn1795327200000 } from './1795327200000-UserLastSignIn';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   EndpointStarttls1795312800000,
   CountChangeSignal1795320000000,
   SignInChangeSignal1795323600000,
+  UserLastSignIn1795327200000,
 ];

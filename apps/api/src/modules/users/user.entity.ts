@@ -44,6 +44,10 @@ export class UserEntity {
   @Column({ type: 'text', nullable: true })
   calendarTokenHash!: string | null;
 
+  /** Set with the session row at every sign-in, password or OIDC; null until the first. */
+  @Column({ type: 'timestamptz', nullable: true })
+  lastSignInAt!: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;
 

@@ -95,6 +95,13 @@ export class UserResponseDto {
   @ApiProperty() disabled!: boolean;
   @ApiProperty() notify!: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({
+    format: 'date-time',
+    type: String,
+    nullable: true,
+    description: 'The last sign-in, password or OIDC; null before the first.',
+  })
+  lastSignInAt!: string | null;
   @ApiProperty({ description: 'Whether the user can sign in here with e-mail and password (one is set).' }) localSignIn!: boolean;
   @ApiProperty({ description: 'Whether the user is linked to an identity at the OIDC provider (has signed in through it once).' })
   oidcLinked!: boolean;
@@ -109,6 +116,7 @@ export function toUserResponse(user: UserEntity): UserResponseDto {
     disabled: user.disabled,
     notify: user.notify,
     createdAt: user.createdAt.toISOString(),
+    lastSignInAt: user.lastSignInAt?.toISOString() ?? null,
     localSignIn: user.passwordHash !== null,
     oidcLinked: user.oidcSubject !== null,
   };

@@ -59,6 +59,7 @@ function UserListPage() {
               <th scope="col">Role</th>
               <th scope="col">State</th>
               <th scope="col">Signs in with</th>
+              <th scope="col">Last sign-in</th>
               <th scope="col">Alert e-mails</th>
               <th scope="col">Created</th>
             </tr>
@@ -74,6 +75,9 @@ function UserListPage() {
                 <td>{ROLE_NAMES[user.role]}</td>
                 <td>{user.disabled ? <span className="user-disabled">Disabled</span> : 'Enabled'}</td>
                 <td>{signInMethods(user)}</td>
+                <td>
+                  <DateTime value={user.lastSignInAt} />
+                </td>
                 <td>{user.notify ? 'yes' : <span className="muted">no</span>}</td>
                 <td>
                   <DateTime value={user.createdAt} />
