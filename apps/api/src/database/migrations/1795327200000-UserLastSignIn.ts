@@ -2,7 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * When each user last signed in (password or OIDC), for the Users screen: written with the session
- * row at every sign-in (SessionsRepository.insert). Null for a user who never signed in since.
+ * row at every sign-in (SessionsRepository.insert). Null until the user's first sign-in after this
+ * migration.
  */
 export class UserLastSignIn1795327200000 implements MigrationInterface {
   name = 'UserLastSignIn1795327200000';
