@@ -1401,7 +1401,7 @@ export interface paths {
         };
         /**
          * Scrape Prometheus metrics
-         * @description Needs `settings:view` (an operator API key in the scrape configuration). Answers the Prometheus text format 0.0.4: the notAfter and notBefore of every current certificate link, the last scan time and outcome of every scanned endpoint, each scanner's last contact, the alert deliveries and HTTP requests of this process by route template, and the Node process defaults. Every scrape reads the inventory afresh.
+         * @description Needs `settings:view` (an operator API key in the scrape configuration). Answers the Prometheus text format 0.0.4: the notAfter and notBefore of every current certificate link, the last scan time and outcome of every scanned endpoint, each scanner's last contact, the alert deliveries and HTTP requests of this process by route template, and the Node process defaults. Every scrape reads the inventory afresh and streams it as it is read; more than four scrapes of one process at once answer 429 with `Retry-After`, and a client that takes nothing for a minute is cut off.
          */
         get: operations["getMetrics"];
         put?: never;

@@ -1,4 +1,4 @@
-import { type Pool, Query } from 'pg';
+import { type Pool, type PoolClient, Query } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { SqlQuery } from './row-stream';
@@ -9,43 +9,109 @@ export function poolOf(dataSource: DataSource): Pool {
 }
 
 /**
+ * Takes one row. It returns a promise when whoever the rows go to cannot take more for now (a
+ * response whose client reads slowly): no more is read off the connection until it settles, though
+ * rows of the socket read already received still arrive meanwhile. A throw, or a rejection of that
+ * promise, skips the rest of the rows and fails the read with that error once the statement is over.
+ */
+export type RowHandler<T> = (row: T) => void | Promise<void>;
+
+/**
  * Runs `query` on a pooled connection and hands each row to `onRow` as it is parsed, keeping none
  * of them: for a large page (hundreds of rows) that the caller turns into something smaller at
  * once. Collected into an array, a page's rows stay alive until the last one arrives, across the
  * socket reads in between, and a young-generation collection landing there copies and promotes
  * all of them (docs/performance.md, "Reads"). Same connections, statement deadline and type
  * parsers as `DataSource.query`; a failure is the driver's own error rather than TypeORM's
- * QueryFailedError (isDatabaseUnreachable reads both). When `onRow` throws, the rest of the rows
- * are skipped and the read fails with that error once the statement is over.
+ * QueryFailedError (isDatabaseUnreachable reads both).
  */
-export async function forEachRow<T>(dataSource: DataSource, query: SqlQuery, onRow: (row: T) => void): Promise<void> {
+export function forEachRow<T>(dataSource: DataSource, query: SqlQuery, onRow: RowHandler<T>): Promise<void> {
+  return withPooledClient(dataSource, (client) => readRows(client, query, onRow));
+}
+
+/**
+ * Gives `read` a way to run several queries, one after the other, on one connection and from one
+ * snapshot (a read-only REPEATABLE READ transaction), each row handed over as forEachRow does: for
+ * a reading made of several queries that must agree with each other.
+ */
+export function inOneSnapshot<R>(
+  dataSource: DataSource,
+  read: (forEachRow: <T>(query: SqlQuery, onRow: RowHandler<T>) => Promise<void>) => Promise<R>,
+): Promise<R> {
+  return withPooledClient(dataSource, async (client) => {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const result = await read((query, onRow) => readRows(client, query, onRow));
+    await client.query('ROLLBACK');
+    return result;
+  });
+}
+
+/**
+ * A pooled connection for `work`, given back when it settles; after a failure it is discarded
+ * rather than pooled, as pool.query does, since its state (a statement or transaction cut short)
+ * is unknown.
+ */
+async function withPooledClient<R>(dataSource: DataSource, work: (client: PoolClient) => Promise<R>): Promise<R> {
   const client = await poolOf(dataSource).connect();
   // A checked-out client has no error listener of the pool's; a connection dying under the read
   // must not crash the process (the query fails with the same error).
   const onClientError = () => undefined;
   client.on('error', onClientError);
   try {
-    await new Promise<void>((resolve, reject) => {
-      let rowError: unknown = null;
-      const read = new Query(query.text, query.values);
-      read.on('row', (row) => {
-        if (rowError !== null) return;
-        try {
-          onRow(row as T);
-        } catch (error) {
-          rowError = error;
-        }
-      });
-      read.on('end', () => (rowError === null ? resolve() : reject(rowError as Error)));
-      read.on('error', reject);
-      client.query(read);
-    });
+    const result = await work(client);
+    client.off('error', onClientError);
+    client.release();
+    return result;
   } catch (error) {
-    // As pool.query does: a connection whose statement failed is discarded rather than pooled.
     client.off('error', onClientError);
     client.release(true);
     throw error;
   }
-  client.off('error', onClientError);
-  client.release();
+}
+
+function readRows<T>(client: PoolClient, query: SqlQuery, onRow: RowHandler<T>): Promise<void> {
+  const socket = client.connection.stream;
+  return new Promise<void>((resolve, reject) => {
+    // What the handler threw, or its wait was rejected with: thrown by the read.
+    let rowError: Error | null = null;
+    const waits = new Set<Promise<void>>();
+    let ended = false;
+    // Settles once the statement is over and no wait is pending, so a connection is never given
+    // back to the pool paused.
+    const finish = () => (rowError === null ? resolve() : reject(rowError));
+    const settle = () => {
+      if (ended && waits.size === 0) finish();
+    };
+    const waitFor = (full: Promise<void>) => {
+      if (waits.has(full)) return;
+      if (waits.size === 0) socket.pause();
+      waits.add(full);
+      full
+        .catch((error: unknown) => {
+          rowError ??= error as Error;
+        })
+        .finally(() => {
+          waits.delete(full);
+          if (waits.size > 0) return;
+          socket.resume();
+          settle();
+        });
+    };
+    const read = new Query(query.text, query.values);
+    read.on('row', (row) => {
+      if (rowError !== null) return;
+      try {
+        const full = onRow(row as T);
+        if (full !== undefined) waitFor(full);
+      } catch (error) {
+        rowError = error as Error;
+      }
+    });
+    read.on('end', () => {
+      ended = true;
+      settle();
+    });
+    read.on('error', reject);
+    client.query(read);
+  });
 }

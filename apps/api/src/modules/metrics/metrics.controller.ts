@@ -1,9 +1,27 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Logger, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { RetryLaterException } from '../../common/http/retry-later.exception';
 import { RequirePermission } from '../../common/auth/route-access';
 import { MetricsService } from './metrics.service';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text';
+
+/**
+ * A scrape holds a pooled database connection for as long as its client takes to read it, paused
+ * while the client is behind (docs/api-contract.md section 12), so:
+ * - `concurrent`: more scrapes at once than this (per process) are refused with 429;
+ * - `stallMs`: a client that has not taken a chunk (a few megabytes) for this long is cut off, and
+ *   the connection goes back. PostgreSQL's own statement timeout cannot end a statement whose
+ *   rows wait to be sent. Tests shorten it.
+ */
+export const metricsScrapeLimits = { concurrent: 4, stallMs: 60_000 };
+
+let scrapesRunning = 0;
+
+/** The client left (or was cut off): its scrape stops, and nothing failed that needs a log line. */
+class ClientGone extends Error {}
+
+const logger = new Logger('Metrics');
 
 /** `/metrics`, outside the `/api/v1` prefix where Prometheus looks by default (see create-app.ts). */
 @ApiTags('metrics')
@@ -18,37 +36,55 @@ export class MetricsController {
       'Needs `settings:view` (an operator API key in the scrape configuration). Answers the Prometheus text format 0.0.4: ' +
       'the notAfter and notBefore of every current certificate link, the last scan time and outcome of every scanned endpoint, ' +
       "each scanner's last contact, the alert deliveries and HTTP requests of this process by route template, and the Node " +
-      'process defaults. Every scrape reads the inventory afresh.',
+      'process defaults. Every scrape reads the inventory afresh and streams it as it is read; more than four scrapes of one ' +
+      'process at once answer 429 with `Retry-After`, and a client that takes nothing for a minute is cut off.',
   })
   @RequirePermission('settings:view')
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'The Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } })
   async getMetrics(@Res() res: Response): Promise<void> {
-    const chunks = await this.metrics.scrape();
-    // Streamed as it is built: no ETag over tens of megabytes, no caching of a live reading.
-    res.status(200).set({ 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' });
-    // Each chunk is built while the previous one drains to the client, and no further ahead: at
-    // most two chunks of a few megabytes of text are in memory at a time (besides the rows read).
-    let previous: Promise<boolean> | null = null;
-    for (const chunk of chunks) {
-      if (previous && !(await previous)) return; // the client went away
-      previous = res.write(chunk) ? null : drained(res);
+    if (scrapesRunning >= metricsScrapeLimits.concurrent) {
+      throw new RetryLaterException('Too many metrics scrapes are running; try again in a few seconds.', 5);
     }
-    if (previous && !(await previous)) return;
-    res.end();
+    scrapesRunning += 1;
+    try {
+      await this.metrics.writeScrape((chunk) => writeChunk(res, chunk));
+      res.end();
+    } catch (error) {
+      if (error instanceof ClientGone) return;
+      // Before the first byte, the usual error answer (a 503 for a database that is down, ...).
+      if (!res.headersSent) throw error;
+      // After it, a cut connection rather than a scrape that looks whole but misses series.
+      logger.error(`Metrics scrape failed mid-response: ${(error as Error).message}`, {
+        requestId: res.req.requestId,
+        stack: (error as Error).stack,
+      });
+      res.destroy();
+    } finally {
+      scrapesRunning -= 1;
+    }
   }
 }
 
-/** Whether the response drained (true) or its connection closed first (false). */
-function drained(res: Response): Promise<boolean> {
-  if (res.destroyed) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onDrain = () => settle(true);
-    const onClose = () => settle(false);
-    const settle = (value: boolean) => {
+/**
+ * Writes one chunk; while the client is behind, answers a promise settled when it has taken
+ * what was written (rejected if it leaves, or is cut off after metricsScrapeLimits.stallMs).
+ */
+function writeChunk(res: Response, chunk: string): Promise<void> | undefined {
+  if (res.destroyed) return Promise.reject(new ClientGone());
+  // Streamed as it is built: no ETag over tens of megabytes, no caching of a live reading.
+  if (!res.headersSent) res.status(200).set({ 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' });
+  if (res.write(chunk)) return undefined;
+  return new Promise((resolve, reject) => {
+    const onDrain = () => settle(null);
+    const onClose = () => settle(new ClientGone());
+    const stalled = setTimeout(() => res.destroy(), metricsScrapeLimits.stallMs);
+    const settle = (error: ClientGone | null) => {
+      clearTimeout(stalled);
       res.off('drain', onDrain);
       res.off('close', onClose);
-      resolve(value);
+      if (error === null) resolve();
+      else reject(error);
     };
     res.once('drain', onDrain);
     res.once('close', onClose);

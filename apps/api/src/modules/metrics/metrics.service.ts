@@ -1,36 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { AppMetrics } from './app-metrics';
-import { type CurrentLinkSeries, MetricsRepository, type ScannedEndpointSeries } from './metrics.repository';
-import { gaugeFamily } from './prometheus-text';
+import { INVENTORY_FAMILIES, type InventoryFamily, MetricsRepository } from './metrics.repository';
+import { ChunkedText, gaugeHeader, type TextSink } from './prometheus-text';
 
-interface Family {
-  name: string;
-  help: string;
-}
-
-const NOT_AFTER: Family = {
-  name: 'certkeeper_certificate_not_after_seconds',
-  help: 'The notAfter of the certificate current on the endpoint in this use, in seconds since the epoch.',
-};
-const NOT_BEFORE: Family = {
-  name: 'certkeeper_certificate_not_before_seconds',
-  help: 'The notBefore of the certificate current on the endpoint in this use, in seconds since the epoch.',
-};
-const LAST_SCAN: Family = {
-  name: 'certkeeper_endpoint_last_scan_timestamp_seconds',
-  help: 'When the endpoint was last scanned, in seconds since the epoch; only endpoints scanned at least once.',
-};
-const SCAN_SUCCESS: Family = {
-  name: 'certkeeper_endpoint_scan_success',
-  help: 'Whether the latest scan of the endpoint succeeded (1) or failed (0); only endpoints scanned at least once.',
+/** The HELP text of each family read from the inventory. */
+const INVENTORY_HELP: Record<InventoryFamily, string> = {
+  certkeeper_certificate_not_after_seconds:
+    'The notAfter of the certificate current on the endpoint in this use, in seconds since the epoch.',
+  certkeeper_certificate_not_before_seconds:
+    'The notBefore of the certificate current on the endpoint in this use, in seconds since the epoch.',
+  certkeeper_endpoint_last_scan_timestamp_seconds:
+    'When the endpoint was last scanned, in seconds since the epoch; only endpoints scanned at least once.',
+  certkeeper_endpoint_scan_success:
+    'Whether the latest scan of the endpoint succeeded (1) or failed (0); only endpoints scanned at least once.',
 };
 
 /**
  * A scrape (docs/api-contract.md section 12): the registry's families (HTTP, alerts, scanners,
- * process defaults) plus the inventory families, each pair of those from one query per scrape.
- * Nothing is cached between scrapes, so a deleted endpoint or a replaced certificate is gone from
- * the next one.
+ * process defaults) plus the inventory families, each from one query per scrape, all four from
+ * one snapshot. Nothing is cached between scrapes, so a deleted endpoint or a replaced certificate
+ * is gone from the next one.
  */
 @Injectable()
 export class MetricsService {
@@ -53,24 +43,20 @@ export class MetricsService {
   }
 
   /**
-   * Reads everything a scrape shows, then returns the exposition as chunks to write in order,
-   * built lazily as they are taken.
+   * Writes a scrape to `sink` as it is read: the registry's families, then each inventory family
+   * streamed from the database, reading no faster than the sink takes the text. Nothing goes to
+   * the sink before the first chunk is full, so a scrape of a small inventory that fails is not
+   * half written; a large one holds a chunk at a time, not its rows.
    */
-  async scrape(): Promise<Iterable<string>> {
-    const [registered, links, endpoints] = await Promise.all([
-      this.metrics.registry.metrics(),
-      this.repository.findCurrentLinkSeries(),
-      this.repository.findScannedEndpointSeries(),
-    ]);
-    return exposition(registered, links, endpoints);
+  async writeScrape(sink: TextSink): Promise<void> {
+    const text = new ChunkedText(sink);
+    await text.add(await this.metrics.registry.metrics());
+    await this.repository.inOneReading(async (readFamily) => {
+      for (const family of INVENTORY_FAMILIES) {
+        await text.add(gaugeHeader(family, INVENTORY_HELP[family]));
+        await readFamily(family, (line) => text.add(line));
+      }
+    });
+    await text.end();
   }
-}
-
-function* exposition(registered: string, links: CurrentLinkSeries[], endpoints: ScannedEndpointSeries[]): Generator<string> {
-  const labels = (series: { labels: string }) => series.labels;
-  yield registered;
-  yield* gaugeFamily(NOT_AFTER.name, NOT_AFTER.help, links, labels, (link) => link.notAfter);
-  yield* gaugeFamily(NOT_BEFORE.name, NOT_BEFORE.help, links, labels, (link) => link.notBefore);
-  yield* gaugeFamily(LAST_SCAN.name, LAST_SCAN.help, endpoints, labels, (endpoint) => endpoint.lastScan);
-  yield* gaugeFamily(SCAN_SUCCESS.name, SCAN_SUCCESS.help, endpoints, labels, (endpoint) => endpoint.success);
 }

@@ -7,26 +7,53 @@
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-const LINES_PER_CHUNK = 10_000;
+/** A gauge family's `# HELP` (backslash and line feed escaped) and `# TYPE` lines. */
+export function gaugeHeader(name: string, help: string): string {
+  return `# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${name} gauge\n`;
+}
 
 /**
- * One gauge family: `# HELP` (backslash and line feed escaped), `# TYPE`, then `name{labels} value`
- * per series, with label sets already in the format's syntax. Yields flat strings of a few
- * megabytes, built one at a time as the response takes them, so a scrape of 100,000 series never
- * holds the whole text.
+ * Where the text goes: it returns a promise when it cannot take more for now (the client reads
+ * slowly), settled when it can, and rejected when it never will (the client went away).
  */
-export function* gaugeFamily<T>(
-  name: string,
-  help: string,
-  series: readonly T[],
-  labels: (s: T) => string,
-  value: (s: T) => string,
-): Generator<string> {
-  yield `# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${name} gauge\n`;
-  for (let start = 0; start < series.length; start += LINES_PER_CHUNK) {
-    yield series
-      .slice(start, start + LINES_PER_CHUNK)
-      .map((s) => `${name}${labels(s)} ${value(s)}\n`)
-      .join('');
+export type TextSink = (chunk: string) => Promise<void> | undefined;
+
+const PIECES_PER_CHUNK = 10_000;
+
+/**
+ * Gathers the exposition's pieces (sample lines, family headers) and hands them to the sink as
+ * flat strings of PIECES_PER_CHUNK pieces, a few megabytes: one write per chunk rather than per
+ * line, and never more than a chunk held. Each `add` answers the sink's wait while one is pending,
+ * so whoever produces the lines can stop until the client catches up.
+ */
+export class ChunkedText {
+  private pieces: string[] = [];
+  private waiting: Promise<void> | undefined;
+
+  constructor(private readonly sink: TextSink) {}
+
+  add(piece: string): Promise<void> | undefined {
+    this.pieces.push(piece);
+    if (this.pieces.length >= PIECES_PER_CHUNK) this.flush();
+    return this.waiting;
+  }
+
+  /** Hands over what is gathered, and settles when the sink has taken all of it. */
+  async end(): Promise<void> {
+    this.flush();
+    await this.waiting;
+  }
+
+  private flush(): void {
+    if (this.pieces.length === 0) return;
+    const wait = this.sink(this.pieces.join(''));
+    this.pieces = [];
+    if (wait === undefined) return;
+    // Settled once the sink took this chunk and any still pending before it; a refusal stays, so
+    // every later add and the end answer it too.
+    const waiting: Promise<void> = Promise.all([this.waiting, wait]).then(() => {
+      if (this.waiting === waiting) this.waiting = undefined;
+    });
+    this.waiting = waiting;
   }
 }
