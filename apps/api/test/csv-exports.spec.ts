@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { parse } from 'csv-parse/sync';
 import type { Pool } from 'pg';
@@ -7,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { csvExportLimits } from '../src/common/http/csv/csv-export';
 import { poolOf } from '../src/database/pool';
 import { DAY } from './support/fake-clock';
+import { startPausedDownload } from './support/paused-download';
 import { hostScanResult } from './support/scan-results';
 import { bearer, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 
@@ -364,22 +364,8 @@ describe('CSV exports', () => {
       }
     };
 
-    /** A raw GET of the endpoint export, resolved with the response at its first chunk. */
-    const startExport = () =>
-      new Promise<{ req: http.ClientRequest; res: http.IncomingMessage; first: Buffer }>((resolve, reject) => {
-        const req = http.get(
-          `${t.baseUrl}/api/v1/endpoints?q=bulk`,
-          { headers: { ...bearer(admin), Accept: 'text/csv' }, agent: false },
-          (res) => {
-            expect(res.statusCode).toBe(200);
-            res.once('data', (first: Buffer) => {
-              res.pause();
-              resolve({ req, res, first });
-            });
-          },
-        );
-        req.on('error', reject);
-      });
+    /** The endpoint export, its client paused after the first chunk. */
+    const startExport = () => startPausedDownload(`${t.baseUrl}/api/v1/endpoints?q=bulk`, { ...bearer(admin), Accept: 'text/csv' });
 
     it('streams every row', async () => {
       const csv = await getCsv('/api/v1/endpoints', { q: 'bulk' }).expect(200);
@@ -407,12 +393,7 @@ describe('CSV exports', () => {
     });
 
     it('destroys the response when the database fails mid-export, and releases the connection', async () => {
-      const { res } = await startExport();
-      const outcome = new Promise<string>((resolve) => {
-        res.on('end', () => resolve('end'));
-        res.on('aborted', () => resolve('aborted'));
-        res.on('error', () => resolve('error'));
-      });
+      const { res, outcome } = await startExport();
       // The export's backend only: an idle pooled connection whose last query was a list page matches the text too.
       const terminated = await dataSource.query<{ ok: boolean }[]>(
         `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
@@ -430,12 +411,7 @@ describe('CSV exports', () => {
       const saved = csvExportLimits.idleMs;
       csvExportLimits.idleMs = 300;
       try {
-        const { res } = await startExport();
-        const outcome = new Promise<string>((resolve) => {
-          res.on('end', () => resolve('end'));
-          res.on('aborted', () => resolve('aborted'));
-          res.on('error', () => resolve('error'));
-        });
+        const { res, outcome } = await startExport();
         // The client reads nothing more: the server's buffers fill, the cursor stops, and after the idle limit the export ends.
         await eventually(() => checkedOut() === 0 && pool.waitingCount === 0, 10_000);
         expect(await exportBackends()).toEqual([]);

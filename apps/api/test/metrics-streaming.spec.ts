@@ -1,10 +1,10 @@
-import http from 'node:http';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { poolOf } from '../src/database/pool';
 import { metricsScrapeLimits } from '../src/modules/metrics/metrics.controller';
 import { eventually } from './support/eventually';
+import { startPausedDownload } from './support/paused-download';
 import { bearer, createTestApp, createUser, type TestApp } from './support/test-app';
 
 /**
@@ -29,23 +29,8 @@ describe('GET /metrics over a large inventory', () => {
         WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%endpoint_name="%' AND state <> 'idle'`,
     );
 
-  /** A raw GET /metrics, resolved with the response at its first chunk, then paused. */
-  const startScrape = () =>
-    new Promise<{ req: http.ClientRequest; res: http.IncomingMessage; outcome: Promise<string> }>((resolve, reject) => {
-      const req = http.get(`${t.baseUrl}/metrics`, { headers: bearer(operator), agent: false }, (res) => {
-        expect(res.statusCode).toBe(200);
-        const outcome = new Promise<string>((settle) => {
-          res.on('end', () => settle('end'));
-          res.on('aborted', () => settle('aborted'));
-          res.on('error', () => settle('error'));
-        });
-        res.once('data', () => {
-          res.pause();
-          resolve({ req, res, outcome });
-        });
-      });
-      req.on('error', reject);
-    });
+  /** A scrape whose client stops reading after the first chunk. */
+  const startScrape = () => startPausedDownload(`${t.baseUrl}/metrics`, bearer(operator));
 
   beforeAll(async () => {
     t = await createTestApp();
