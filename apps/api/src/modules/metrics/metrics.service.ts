@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { AppMetrics } from './app-metrics';
-import { INVENTORY_FAMILIES, type InventoryFamily, MetricsRepository } from './metrics.repository';
+import { INVENTORY_PAIRS, type InventoryFamily, MetricsRepository } from './metrics.repository';
 import { ChunkedText, gaugeHeader, type TextSink } from './prometheus-text';
 
 /** The HELP text of each family read from the inventory. */
@@ -18,8 +18,8 @@ const INVENTORY_HELP: Record<InventoryFamily, string> = {
 
 /**
  * A scrape (docs/api-contract.md section 12): the registry's families (HTTP, alerts, scanners,
- * process defaults) plus the inventory families, each from one query per scrape, all four from
- * one snapshot. Nothing is cached between scrapes, so a deleted endpoint or a replaced certificate
+ * process defaults) plus the inventory families, each pair of those from one query per scrape,
+ * both queries in one snapshot. Nothing is cached between scrapes, so a deleted endpoint or a replaced certificate
  * is gone from the next one.
  */
 @Injectable()
@@ -43,18 +43,33 @@ export class MetricsService {
   }
 
   /**
-   * Writes a scrape to `sink` as it is read: the registry's families, then each inventory family
-   * streamed from the database, reading no faster than the sink takes the text. Nothing goes to
-   * the sink before the first chunk is full, so a scrape of a small inventory that fails is not
-   * half written; a large one holds a chunk at a time, not its rows.
+   * Writes a scrape to `sink` as it is read: the registry's families, then the inventory's, read
+   * no faster than the sink takes the text. Each family's lines must come together, so of a pair
+   * read by one query the first family is written as its rows arrive and the second kept as text
+   * until the query ends. Nothing goes to the sink before the first chunk is full, so a small
+   * scrape that fails is not half written; a large one holds a chunk and a family's text at most,
+   * not its rows.
    */
   async writeScrape(sink: TextSink): Promise<void> {
     const text = new ChunkedText(sink);
     await text.add(await this.metrics.registry.metrics());
-    await this.repository.inOneReading(async (readFamily) => {
-      for (const family of INVENTORY_FAMILIES) {
-        await text.add(gaugeHeader(family, INVENTORY_HELP[family]));
-        await readFamily(family, (line) => text.add(line));
+    await this.repository.inOneReading(async (readPair) => {
+      for (const pair of INVENTORY_PAIRS) {
+        const { first, second } = pair;
+        const kept: string[] = [];
+        const secondText = new ChunkedText((chunk) => {
+          kept.push(chunk);
+          return undefined;
+        });
+        await text.add(gaugeHeader(first, INVENTORY_HELP[first]));
+        await secondText.add(gaugeHeader(second, INVENTORY_HELP[second]));
+        await readPair(pair, (series) => {
+          void secondText.add(`${second}${series.labels} ${series.second}\n`);
+          return text.add(`${first}${series.labels} ${series.first}\n`);
+        });
+        await secondText.end();
+        // Shifted out as written, so each kept chunk can go once the client has it.
+        for (let chunk = kept.shift(); chunk !== undefined; chunk = kept.shift()) await text.add(chunk);
       }
     });
     await text.end();

@@ -9,28 +9,44 @@ describe('gaugeHeader', () => {
 });
 
 describe('ChunkedText', () => {
-  it('hands the pieces over in order, in chunks of 10,000, and the rest at the end', async () => {
+  // Lines of 128 characters: 16,384 of them make the 2 MiB of a chunk.
+  const line = (i: number) => `x{i="${String(i).padStart(8, '0')}"} ${'9'.repeat(111)}\n`;
+  const LINES_PER_CHUNK = (2 * 1024 * 1024) / 128;
+
+  const collecting = () => {
     const chunks: string[] = [];
     const text = new ChunkedText((chunk) => {
       chunks.push(chunk);
       return undefined;
     });
-    for (let i = 0; i < 25_001; i += 1) expect(text.add(`x{i="${i}"} ${i / 2}\n`)).toBeUndefined();
-    expect(chunks.map((chunk) => chunk.split('\n').length - 1)).toEqual([10_000, 10_000]);
+    return { chunks, text };
+  };
+
+  it('hands the pieces over in order, in chunks of 2 MiB, and the rest at the end', async () => {
+    const { chunks, text } = collecting();
+    expect(line(0)).toHaveLength(128);
+    const waits = Array.from({ length: 2 * LINES_PER_CHUNK + 5 }, (_, i) => text.add(line(i)));
+    expect(waits.every((wait) => wait === undefined)).toBe(true);
+    expect(chunks.map((chunk) => chunk.length)).toEqual([2 * 1024 * 1024, 2 * 1024 * 1024]);
     await text.end();
-    expect(chunks.map((chunk) => chunk.split('\n').length - 1)).toEqual([10_000, 10_000, 5_001]);
+    expect(chunks.map((chunk) => chunk.length / 128)).toEqual([LINES_PER_CHUNK, LINES_PER_CHUNK, 5]);
     const all = chunks.join('');
-    expect(all.startsWith('x{i="0"} 0\n')).toBe(true);
-    expect(all).toContain('\nx{i="9999"} 4999.5\nx{i="10000"} 5000\n');
-    expect(all.endsWith('x{i="25000"} 12500\n')).toBe(true);
+    expect(all.startsWith(line(0))).toBe(true);
+    expect(all).toContain(line(LINES_PER_CHUNK - 1) + line(LINES_PER_CHUNK));
+    expect(all.endsWith(line(2 * LINES_PER_CHUNK + 4))).toBe(true);
+  });
+
+  it('hands a piece of a chunk or more over at once', async () => {
+    const { chunks, text } = collecting();
+    void text.add('# HELP\n');
+    void text.add('y'.repeat(3 * 1024 * 1024));
+    expect(chunks.map((chunk) => chunk.length)).toEqual([7 + 3 * 1024 * 1024]);
+    await text.end();
+    expect(chunks).toHaveLength(1);
   });
 
   it('hands nothing over for nothing added', async () => {
-    const chunks: string[] = [];
-    const text = new ChunkedText((chunk) => {
-      chunks.push(chunk);
-      return undefined;
-    });
+    const { chunks, text } = collecting();
     await text.end();
     expect(chunks).toEqual([]);
   });
@@ -40,8 +56,9 @@ describe('ChunkedText', () => {
     const drained = new Promise<void>((resolve) => (release = resolve));
     let calls = 0;
     const text = new ChunkedText(() => (++calls === 1 ? drained : undefined));
-    for (let i = 0; i < 9_999; i += 1) expect(text.add('line\n')).toBeUndefined();
-    const wait = text.add('the 10,000th\n');
+    const waits = Array.from({ length: LINES_PER_CHUNK - 1 }, (_, i) => text.add(line(i)));
+    expect(waits.every((wait) => wait === undefined)).toBe(true);
+    const wait = text.add(line(LINES_PER_CHUNK - 1));
     expect(wait).toBeDefined();
     expect(text.add('one more\n')).toBe(wait);
 
@@ -57,8 +74,8 @@ describe('ChunkedText', () => {
 
   it("answers the sink's refusal (the client went away) to every later add and to the end", async () => {
     const text = new ChunkedText(() => Promise.reject(new Error('gone')));
-    for (let i = 0; i < 9_999; i += 1) void text.add('line\n');
-    await expect(text.add('the 10,000th\n')).rejects.toThrow('gone');
+    for (let i = 0; i < LINES_PER_CHUNK - 1; i += 1) void text.add(line(i));
+    await expect(text.add(line(LINES_PER_CHUNK - 1))).rejects.toThrow('gone');
     await expect(text.add('one more\n')).rejects.toThrow('gone');
     await expect(text.end()).rejects.toThrow('gone');
   });

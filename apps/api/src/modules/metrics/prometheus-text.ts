@@ -18,23 +18,26 @@ export function gaugeHeader(name: string, help: string): string {
  */
 export type TextSink = (chunk: string) => Promise<void> | undefined;
 
-const PIECES_PER_CHUNK = 10_000;
+/** About 2 MB of text: a few thousand sample lines. */
+const CHUNK_CHARACTERS = 2 * 1024 * 1024;
 
 /**
- * Gathers the exposition's pieces (sample lines, family headers) and hands them to the sink as
- * flat strings of PIECES_PER_CHUNK pieces, a few megabytes: one write per chunk rather than per
- * line, and never more than a chunk held. Each `add` answers the sink's wait while one is pending,
- * so whoever produces the lines can stop until the client catches up.
+ * Gathers the exposition's pieces (sample lines, family headers, chunks kept for later) and hands
+ * them to the sink as flat strings of at least CHUNK_CHARACTERS: one write per chunk rather than
+ * per line, and never more than a chunk held. Each `add` answers the sink's wait while one is
+ * pending, so whoever produces the lines can stop until the client catches up.
  */
 export class ChunkedText {
   private pieces: string[] = [];
+  private characters = 0;
   private waiting: Promise<void> | undefined;
 
   constructor(private readonly sink: TextSink) {}
 
   add(piece: string): Promise<void> | undefined {
     this.pieces.push(piece);
-    if (this.pieces.length >= PIECES_PER_CHUNK) this.flush();
+    this.characters += piece.length;
+    if (this.characters >= CHUNK_CHARACTERS) this.flush();
     return this.waiting;
   }
 
@@ -48,6 +51,7 @@ export class ChunkedText {
     if (this.pieces.length === 0) return;
     const wait = this.sink(this.pieces.join(''));
     this.pieces = [];
+    this.characters = 0;
     if (wait === undefined) return;
     // Settled once the sink took this chunk and any still pending before it; a refusal stays, so
     // every later add and the end answer it too.
