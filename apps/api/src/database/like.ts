@@ -2,3 +2,27 @@
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
+
+/**
+ * A substring search (`search_text LIKE '%q%'`, answered by a trigram index) paged in name order.
+ * PostgreSQL may instead walk the name's index and test every row until the page is full: a good
+ * bet were the matches spread evenly along that order, but the matches of a name search sit
+ * together, wherever the name falls, so the walk may read most of the table (60 ms for one search
+ * at 100,000 certificates, against 2 ms through the trigram index: docs/performance.md, "Reads").
+ * The planner takes that walk when it expects many matches, and it estimates them from a sample of
+ * a hundred values: one sampled name containing the text makes it a hundredth of the table.
+ *
+ * So when the count (from the count cache) says the matches are at most `sortMatchesUpTo`, the
+ * page is sorted from the matches themselves; above that, the walk finds a page soon enough and
+ * the planner keeps its choice. Tests lower the bound.
+ */
+export const substringSearchLimits = { sortMatchesUpTo: 10_000 };
+
+/**
+ * `column` as the first sort key of a substring search with `matches` matches: as it is, or, for
+ * few matches, as an expression no index serves (`|| ''` keeps its value, nulls and collation), so
+ * that the matches are read first and sorted.
+ */
+export function searchSortKey(column: string, matches: number): string {
+  return matches <= substringSearchLimits.sortMatchesUpTo ? `(${column} || '')` : column;
+}

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ParsedCertificate } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
 import { CountCache, type CountedTable } from '../../database/count-cache';
-import { escapeLike } from '../../database/like';
+import { escapeLike, searchSortKey } from '../../database/like';
 import { forEachRow } from '../../database/pool';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
@@ -204,19 +204,21 @@ export class CertificatesRepository {
     };
   }
 
-  /** Certificates whose fingerprint starts with `q` or whose common name or SANs contain it, by common name. */
-  searchPage(q: string, window: { limit: number; offset: number }): Promise<{ rows: CertificateSummary[]; total: number }> {
+  /**
+   * Certificates whose fingerprint starts with `q` or whose common name or SANs contain it, by
+   * common name. Counted first: how many match decides how the page is found (searchSortKey).
+   */
+  async searchPage(q: string, window: { limit: number; offset: number }): Promise<{ rows: CertificateSummary[]; total: number }> {
     const params = new Params();
     const where = `WHERE ${this.matchesText(q, params)}`;
-    return this.pageOf(
-      {
-        text: `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY c.common_name NULLS LAST, c.fingerprint`,
-        values: params.values,
-      },
-      { text: `SELECT count(*)::int AS total FROM certificates c ${where}`, values: params.values },
+    const count = { text: `SELECT count(*)::int AS total FROM certificates c ${where}`, values: params.values };
+    const total = await this.countOf(count, ['certificates']);
+    const order = `${searchSortKey('c.common_name', total)} NULLS LAST, c.fingerprint`;
+    const page = windowOf(
+      { text: `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY ${order}`, values: params.values },
       window,
-      ['certificates'],
     );
+    return { rows: await this.dataSource.query<CertificateSummary[]>(page.text, page.values), total };
   }
 
   /**
@@ -290,24 +292,9 @@ export class CertificatesRepository {
   }
 
   /**
-   * One window of `select` (which must not be paged yet) and the number of all its rows. A count
-   * that reads only counted columns of `countedTables` (and no clock) comes from the count cache.
+   * One window of `select` (which must not be paged yet), each row to `onRow` as it arrives and none
+   * kept (database/pool.ts), and the number of all its rows.
    */
-  private async pageOf<T>(
-    select: SqlQuery,
-    count: SqlQuery,
-    window: { limit: number; offset: number },
-    countedTables?: CountedTable[],
-  ): Promise<{ rows: T[]; total: number }> {
-    const windowed = windowOf(select, window);
-    const [rows, total] = await Promise.all([
-      this.dataSource.query<T[]>(windowed.text, windowed.values),
-      this.countOf(count, countedTables),
-    ]);
-    return { rows, total };
-  }
-
-  /** As pageOf, for a large window: each row goes to `onRow` as it arrives, and none is kept (database/pool.ts). */
   private async readWindow<T>(
     select: SqlQuery,
     count: SqlQuery,
@@ -318,6 +305,7 @@ export class CertificatesRepository {
     return total;
   }
 
+  /** A count that reads only counted columns of `countedTables` (and no clock) comes from the count cache. */
   private async countOf(count: SqlQuery, countedTables?: CountedTable[]): Promise<number> {
     if (countedTables) return this.counts.count(count, countedTables);
     return (await this.dataSource.query<{ total: number }[]>(count.text, count.values))[0].total;

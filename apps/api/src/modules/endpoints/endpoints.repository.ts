@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ENDPOINT_WRITE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { CountCache } from '../../database/count-cache';
-import { escapeLike } from '../../database/like';
+import { escapeLike, searchSortKey } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import type { StarttlsProtocol } from '@certkeeper/domain';
@@ -100,23 +100,27 @@ export class EndpointsRepository {
     return rows[0] ?? null;
   }
 
-  /** One page sorted by name, and the number of all matches. */
+  /**
+   * One page sorted by name, and the number of all matches. A search (`q`) is counted first: how
+   * many match decides how the page is found (searchSortKey); other pages count alongside.
+   */
   async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
     const { where, params } = matching(filter);
-    const count = countQuery(where, params);
+    const count = this.counts.count(countQuery(where, params), ['endpoints']);
+    const nameKey = filter.q ? searchSortKey('e.name', await count) : 'e.name';
     const param = (value: unknown) => `$${params.push(value)}`;
     const [rows, total] = await Promise.all([
       // The window is chosen over (name, id) alone, an index-only scan even at a deep offset; the
       // rows and their latest scan are read for the page's 50 ids only.
       this.dataSource.query<EndpointRow[]>(
         `SELECT ${ENDPOINT_COLUMNS}
-           FROM (SELECT e.id FROM endpoints e ${where} ORDER BY e.name, e.id LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}) page
+           FROM (SELECT e.id FROM endpoints e ${where} ORDER BY ${nameKey}, e.id LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}) page
            JOIN endpoints e ON e.id = page.id
            ${LATEST_SCAN}
           ORDER BY e.name, e.id`,
         params,
       ),
-      this.counts.count(count, ['endpoints']),
+      count,
     ]);
     return { rows, total };
   }
