@@ -19,8 +19,8 @@ const INVENTORY_HELP: Record<InventoryFamily, string> = {
 /**
  * A scrape (docs/api-contract.md section 12): the registry's families (HTTP, alerts, scanners,
  * process defaults) plus the inventory families, each pair of those from one query per scrape,
- * both queries in one snapshot. Nothing is cached between scrapes, so a deleted endpoint or a replaced certificate
- * is gone from the next one.
+ * both queries in one snapshot. Nothing is cached between scrapes, so a deleted endpoint or a
+ * replaced certificate is gone from the next one.
  */
 @Injectable()
 export class MetricsService {
