@@ -74,16 +74,40 @@ describe('OutboundDenyList.entryFor', () => {
     ['::ffff:169.254.169.254', '169.254.0.0/16'],
     ['::ffff:a9fe:a9fe', '169.254.0.0/16'],
     ['0:0:0:0:0:ffff:7f00:1', '127.0.0.0/8'],
+    // NAT64 (64:ff9b::/96): the IPv4 address a NAT64 gateway would connect to, however it is spelled.
+    ['64:ff9b::a9fe:a9fe', '169.254.0.0/16'],
+    ['64:ff9b::169.254.170.2', '169.254.0.0/16'],
+    ['0064:FF9B:0000:0000:0000:0000:6464:64c8', '100.100.100.200/32'],
+    ['64:ff9b::7f00:1', '127.0.0.0/8'],
+    ['64:ff9b::7f00:0', '127.0.0.0/8'],
   ])('denies %s (in %s)', (address, entry) => {
     expect(list.entryFor(address)).toBe(entry);
   });
 
-  it.each(['93.184.216.34', '100.100.100.201', '2606:2800:220:1:248:1893:25c8:1946', '::1', '::ffff:93.184.216.34', 'not-an-ip'])(
-    'allows %s',
-    (address) => {
-      expect(list.entryFor(address)).toBeNull();
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '100.100.100.201',
+    '2606:2800:220:1:248:1893:25c8:1946',
+    '::1',
+    '::ffff:93.184.216.34',
+    '64:ff9b::5db8:d822',
+    '64:ff9b::',
+    // Outside the /96: the local-use prefix 64:ff9b:1::/48 is not the well-known one.
+    '64:ff9b:1::a9fe:a9fe',
+    'not-an-ip',
+  ])('allows %s', (address) => {
+    expect(list.entryFor(address)).toBeNull();
+  });
+
+  it('refuses the cloud metadata address through NAT64 by default', () => {
+    expect(OutboundDenyList.DEFAULT.entryFor('64:ff9b::a9fe:a9fe')).toBe('169.254.0.0/16');
+    expect(OutboundDenyList.DEFAULT.entryFor('64:ff9b::a9fe:aa02')).toBe('169.254.0.0/16');
+  });
+
+  it('names an IPv6 entry covering the NAT64 prefix itself before the IPv4 entry its address carries', () => {
+    expect(parsed('169.254.0.0/16,64:ff9b::/96').entryFor('64:ff9b::a9fe:a9fe')).toBe('64:ff9b::/96');
+    expect(parsed('64:ff9b::/96').entryFor('64:ff9b::808:808')).toBe('64:ff9b::/96');
+  });
 
   it('lets loopback through by default', () => {
     expect(OutboundDenyList.DEFAULT.entryFor('127.0.0.1')).toBeNull();

@@ -18,7 +18,9 @@ interface DenyRule {
 /**
  * Addresses and CIDR blocks nothing outbound may reach. Matching is Node's `BlockList`, which
  * compares an IPv4-mapped IPv6 address (::ffff:169.254.169.254) as the IPv4 address it carries,
- * so a mapped address cannot slip past an IPv4 entry.
+ * so a mapped address cannot slip past an IPv4 entry. A NAT64 address (64:ff9b::a9fe:a9fe) is
+ * checked as the IPv4 address it carries too, since a NAT64 gateway connects to that address;
+ * `BlockList` does not know the prefix, so entryFor does it.
  */
 export class OutboundDenyList {
   static readonly DEFAULT = new OutboundDenyList(OUTBOUND_DENY_DEFAULTS);
@@ -43,6 +45,12 @@ export class OutboundDenyList {
     const family = isIP(address);
     if (family === 0) return null;
     const type = family === 4 ? 'ipv4' : 'ipv6';
+    const embedded = family === 6 ? nat64Ipv4(address) : null;
+    // The address as itself first: an IPv6 entry covering the NAT64 prefix names itself.
+    return this.entryMatching(address, type) ?? (embedded === null ? null : this.entryMatching(embedded, 'ipv4'));
+  }
+
+  private entryMatching(address: string, type: 'ipv4' | 'ipv6'): string | null {
     if (!this.everyRule.check(address, type)) return null;
     return this.rules.find((rule) => rule.blockList.check(address, type))?.cidr ?? null;
   }
@@ -90,6 +98,27 @@ function canonicalCidr(word: string): string | null {
   if (prefix > longest) return null;
   const canonical = new SocketAddress({ address, family: family === 4 ? 'ipv4' : 'ipv6' }).address;
   return `${canonical}/${prefix}`;
+}
+
+/** The NAT64 well-known prefix (RFC 6052): its last 32 bits are the IPv4 address a gateway connects to. */
+const NAT64_PREFIX = new BlockList();
+NAT64_PREFIX.addSubnet('64:ff9b::', 96, 'ipv6');
+
+/** The IPv4 address a NAT64 address carries (`64:ff9b::a9fe:a9fe` is 169.254.169.254), or null for any other IPv6 address. */
+function nat64Ipv4(address: string): string | null {
+  if (!NAT64_PREFIX.check(address, 'ipv6')) return null;
+  // Node's canonical spelling is hexadecimal groups with at most one '::', whatever the input was.
+  const groups = ipv6Groups(new SocketAddress({ address, family: 'ipv6' }).address);
+  return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+}
+
+/** The eight 16-bit groups of an IPv6 address written in hexadecimal groups (no dotted tail, no zone). */
+function ipv6Groups(canonical: string): number[] {
+  const [head, tail] = canonical.split('::');
+  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const left = parse(head);
+  const right = parse(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
 function addSubnet(blockList: BlockList, cidr: string): BlockList {

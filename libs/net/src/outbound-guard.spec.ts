@@ -25,6 +25,8 @@ describe('OutboundGuard.resolve', () => {
   const resolver = fakeResolver({
     'metadata.test': ['169.254.169.254'],
     'mapped.test': ['::ffff:169.254.169.254'],
+    // What a DNS64 resolver answers for an IPv4-only name on an IPv6-only network.
+    'dns64.test': ['64:ff9b::a9fe:a9fe'],
     'mixed.test': ['93.184.216.34', 'fd00:ec2::254'],
     'public.test': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
   });
@@ -36,16 +38,18 @@ describe('OutboundGuard.resolve', () => {
     );
     await expect(guard.resolve('fe80::1')).rejects.toThrow('refused by OUTBOUND_DENY: fe80::1 is in fe80::/10');
     await expect(guard.resolve('::ffff:169.254.169.254')).rejects.toThrow('is in 169.254.0.0/16');
+    await expect(guard.resolve('64:ff9b::a9fe:a9fe')).rejects.toThrow('refused by OUTBOUND_DENY: 64:ff9b::a9fe:a9fe is in 169.254.0.0/16');
     expect(resolver.calls).toEqual([]);
   });
 
-  it('refuses a name that resolves to a denied address, mapped IPv6 included', async () => {
+  it('refuses a name that resolves to a denied address, mapped and NAT64 IPv6 included', async () => {
     await expect(guard.resolve('metadata.test')).rejects.toThrow(
       'refused by OUTBOUND_DENY: metadata.test resolves to 169.254.169.254, which is in 169.254.0.0/16',
     );
     await expect(guard.resolve('mapped.test')).rejects.toThrow(
       'mapped.test resolves to ::ffff:169.254.169.254, which is in 169.254.0.0/16',
     );
+    await expect(guard.resolve('dns64.test')).rejects.toThrow('dns64.test resolves to 64:ff9b::a9fe:a9fe, which is in 169.254.0.0/16');
   });
 
   it('refuses a name when any of its addresses is denied', async () => {
