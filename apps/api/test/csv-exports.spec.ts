@@ -14,7 +14,7 @@ type Item = Record<string, unknown>;
 
 /** The cell the contract asks for, computed here independently of the server's formatting. */
 function expectedCell(value: unknown): string {
-  const guard = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+  const guard = (text: string) => (/^[=+\-@\t\r＝＋－＠]/.test(text) ? `'${text}` : text);
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return guard((value as string[]).join('; '));
@@ -330,6 +330,27 @@ describe('CSV exports', () => {
     } finally {
       t.clock.set(saved);
     }
+  });
+
+  it('quotes the line breaks a certificate carries in its common name, so no line of the file starts a formula', async () => {
+    // Any scanned host chooses its certificate's subject: a line feed then a formula, a carriage
+    // return then one, and a full-width equals sign.
+    const subjects = ['CN=cn\\0A\\=1\\+2', 'CN=cr\\0D@SUM(A1)', 'CN=＝1\\+2'];
+    for (const [index, subject] of subjects.entries()) {
+      const endpointId = await createEndpoint(`linebreak-${index}`, { name: `line-break-${index}`, type: 'manual' });
+      await upload(endpointId, await mintCertificate({ subject, notBefore: at(-DAY), notAfter: at(20 * DAY) }), 'manual');
+    }
+
+    const { header, rows } = await expectSameRows('/api/v1/certificates/active', { type: 'manual' }, 'array', 'certificates-active');
+    const cells = (column: string) => rows.map((row) => row[header.indexOf(column)]);
+    // Self-signed: the issuer's common name is the same text. Only the full-width sign starts a cell.
+    const expected = ['cn\n=1+2', 'cr\r@SUM(A1)', "'＝1+2"];
+    expect(cells('commonName')).toEqual(expect.arrayContaining(expected));
+    expect(cells('issuerCommonName')).toEqual(expect.arrayContaining(expected));
+
+    // Read as a spreadsheet reads it, taking a lone LF or CR as a line end too: the same rows.
+    const csv = await getCsv('/api/v1/certificates/active', { type: 'manual' }).expect(200);
+    expect(parse(csv.text, { record_delimiter: ['\r\n', '\n', '\r'] })).toEqual([header, ...rows]);
   });
 
   describe('a large export', () => {

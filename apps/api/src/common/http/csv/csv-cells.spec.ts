@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { csvColumnsOf, neutraliseFormula, toCell, toRecord } from './csv-cells';
+import { parse } from 'csv-parse/sync';
+import { csvColumnsOf, csvWriter, neutraliseFormula, toCell, toRecord } from './csv-cells';
 import { negotiateExportFormat } from './export-format';
 
 class ParentDto {
@@ -19,7 +20,12 @@ class ChildDto extends ParentDto {
 describe('CSV cells', () => {
   it('prefixes text a spreadsheet would evaluate', () => {
     for (const text of ['=HYPERLINK("http://x")', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) expect(neutraliseFormula(text)).toBe(`'${text}`);
-    for (const text of ['plain', ' =not-first', '1-2', '', "'quoted"]) expect(neutraliseFormula(text)).toBe(text);
+    for (const text of ['plain', ' =not-first', '1-2', '', "'quoted", 'cn\n=1+2']) expect(neutraliseFormula(text)).toBe(text);
+  });
+
+  it('prefixes the full-width forms of the formula signs too', () => {
+    for (const text of ['\uFF1D1+2', '\uFF0B1', '\uFF0D1', '\uFF20SUM(A1)']) expect(neutraliseFormula(text)).toBe(`'${text}`);
+    expect(neutraliseFormula('a\uFF1D1')).toBe('a\uFF1D1');
   });
 
   it('writes nulls empty, arrays joined, dates in ISO 8601, numbers and booleans as they are', () => {
@@ -39,6 +45,35 @@ describe('CSV cells', () => {
     expect(
       toRecord({ endpointId: 'e', kind: 'a', days: null, certUse: '@x', sans: ['s1', 's2'], details: { a: 1 } }, csvColumnsOf(ChildDto)),
     ).toEqual(['e', 'a', '', "'@x", 's1; s2']);
+  });
+});
+
+describe('the CSV writer', () => {
+  const write = async (records: string[][]): Promise<string> => {
+    const writer = csvWriter(['a', 'b']);
+    const chunks: Buffer[] = [];
+    writer.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise((resolve, reject) => writer.on('end', resolve).on('error', reject));
+    for (const record of records) writer.write(record);
+    writer.end();
+    await ended;
+    return Buffer.concat(chunks).toString('utf8');
+  };
+
+  it('quotes every cell holding a bare LF or CR, so no line break inside a cell starts a row', async () => {
+    const records = [
+      ['cn\n=1+2', 'x'],
+      ['cr\r@SUM(A1)', 'lf and cr\r\n-3'],
+      ['plain', ''],
+    ];
+    const text = await write(records.map((record) => record.map(toCell)));
+    expect(text).toBe('a,b\r\n"cn\n=1+2",x\r\n"cr\r@SUM(A1)","lf and cr\r\n-3"\r\nplain,\r\n');
+    // Read back by a parser that takes LF and CR alone as line ends too, as spreadsheets do.
+    expect(parse(text, { record_delimiter: ['\r\n', '\n', '\r'] })).toEqual([['a', 'b'], ...records]);
+  });
+
+  it('quotes cells holding the delimiter or a quote, as RFC 4180 asks', async () => {
+    expect(await write([['a, b', 'say "hi"']])).toBe('a,b\r\n"a, b","say ""hi"""\r\n');
   });
 });
 

@@ -1,8 +1,12 @@
 import type { Type } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
+import { stringify, type Stringifier } from 'csv-stringify';
 
-/** What a spreadsheet would read as the start of a formula (docs/api-contract.md section 11). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet would read as the start of a formula (docs/api-contract.md section 11),
+ * including the full-width `＝ ＋ － ＠` that some spreadsheets fold to their ASCII forms.
+ */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /** Prefixes `'` to text a spreadsheet would otherwise evaluate: `=HYPERLINK(...)` becomes `'=HYPERLINK(...)`. */
 export function neutraliseFormula(text: string): string {
@@ -64,4 +68,14 @@ function declaredOwnFirst(prototype: object | null): string[] {
 /** One CSV record (cells in column order) from one JSON item. */
 export function toRecord(item: Record<string, unknown>, columns: readonly string[]): string[] {
   return columns.map((column) => toCell(item[column]));
+}
+
+/**
+ * The writer of every export: RFC 4180, a header row of `columns`, CRLF line ends. csv-stringify
+ * quotes a cell holding a comma, a quote or the CRLF record delimiter, but not a bare LF or CR,
+ * which spreadsheets read as a line end too: a common name `cn\n=1+2` would start a row whose
+ * first cell is a formula the `'` prefix never saw. So every cell holding either is quoted.
+ */
+export function csvWriter(columns: readonly string[]): Stringifier {
+  return stringify({ header: true, columns: [...columns], record_delimiter: '\r\n', quoted_match: /[\r\n]/ });
 }

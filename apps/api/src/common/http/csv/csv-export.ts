@@ -1,10 +1,9 @@
 import { Logger, StreamableFile, type Type } from '@nestjs/common';
-import { stringify } from 'csv-stringify';
 import type { Response } from 'express';
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { sendPlainText } from '../plain-text';
 import { RetryLaterException } from '../retry-later.exception';
-import { csvColumnsOf, toRecord } from './csv-cells';
+import { csvColumnsOf, csvWriter, toRecord } from './csv-cells';
 
 /**
  * Each export holds a pooled database connection for as long as its client reads (20 in the pool,
@@ -66,8 +65,8 @@ export interface CsvExport<Row> {
 
 /**
  * Streams every row of an export as RFC 4180 CSV (header row of the JSON field names, CRLF,
- * quoting where needed) with backpressure from the client back to the database cursor:
- * rows -> JSON item -> CSV record -> csv-stringify -> 64 KiB writes -> response. Nest pipes the returned file into
+ * quoting where needed, csvWriter) with backpressure from the client back to the database cursor:
+ * rows -> JSON item -> CSV record -> csvWriter -> 64 KiB writes -> response. Nest pipes the returned file into
  * the response and destroys it when the client goes away; the pipeline then destroys the row
  * stream, which closes the cursor and releases the connection. A failure before the first byte is
  * a plain-text 500; after it, the response is destroyed so that a truncated file never looks whole.
@@ -97,7 +96,7 @@ export async function streamCsv<Row>(spec: CsvExport<Row>): Promise<StreamableFi
       }
     },
   });
-  const csv = stringify({ header: true, columns, record_delimiter: '\r\n' });
+  const csv = csvWriter(columns);
   const out = coalescing();
   const watchdog = setInterval(
     () => {
