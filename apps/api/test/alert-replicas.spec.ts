@@ -14,6 +14,7 @@ interface Totals {
   alertsSent: number;
   alreadySent: number;
   failed: number;
+  failures: { reason: string; replyCode: number | null; count: number }[];
 }
 
 /**
@@ -106,8 +107,8 @@ describe('the alert job on two replicas', () => {
     const [onA, onB] = await Promise.all([first, second]);
     // The scenario held: A's run outlasted the statement timeout, and B waited through it.
     expect(Date.now() - started).toBeGreaterThan(30_000);
-    expect(onA).toEqual({ status: 200, totals: { alertsSent: 24, alreadySent: 0, failed: 0 } });
-    expect(onB).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 24, failed: 0 } });
+    expect(onA).toEqual({ status: 200, totals: { alertsSent: 24, alreadySent: 0, failed: 0, failures: [] } });
+    expect(onB).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 24, failed: 0, failures: [] } });
     expect(slow.messages).toHaveLength(24);
     expect(new Set(slow.messages.map((message) => message.headers.get('message-id'))).size).toBe(24);
   }, 120_000);
@@ -134,11 +135,11 @@ describe('the alert job on two replicas', () => {
     const afterCrash = await runOn(b);
     expect(afterCrash.status).toBe(200);
     // The two recorded before the crash are not sent again; the interrupted one and the three never tried are.
-    expect(afterCrash.totals).toEqual({ alertsSent: 4, alreadySent: 24 + 2, failed: 0 });
+    expect(afterCrash.totals).toEqual({ alertsSent: 4, alreadySent: 24 + 2, failed: 0, failures: [] });
     const ids = relay.messages.map((message) => message.headers.get('message-id'));
     expect(ids).toHaveLength(7);
     expect(new Set(ids).size).toBe(6);
     expect(ids.filter((id) => id === interrupted)).toHaveLength(2);
-    expect(await runOn(b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 30, failed: 0 } });
+    expect(await runOn(b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 30, failed: 0, failures: [] } });
   }, 120_000);
 });

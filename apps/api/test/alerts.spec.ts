@@ -15,6 +15,7 @@ interface Totals {
   alertsSent: number;
   alreadySent: number;
   failed: number;
+  failures: { reason: string; replyCode: number | null; count: number }[];
 }
 
 /** One app, one SMTP server, mail configured; helpers to place certificates in time. */
@@ -85,14 +86,14 @@ describe('the alert job', () => {
     try {
       const user = await createUser(w.t, 'viewer');
       await w.onEndpoint('web', await w.expiringIn(12, 'twelve.example.com'));
-      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0, failures: [] });
       expect(w.smtp.messages.map((m) => [m.to, m.subject])).toEqual([
         [user.email, 'Certificate for twelve.example.com expires in 12 days'],
       ]);
-      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0, failures: [] });
 
       w.t.clock.advance(5 * DAY);
-      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0, failures: [] });
       expect(w.smtp.messages.map((m) => m.subject)).toEqual([
         'Certificate for twelve.example.com expires in 12 days',
         'Certificate for twelve.example.com expires in 7 days',
@@ -118,7 +119,7 @@ describe('the alert job', () => {
       await w.onEndpoint('prod-api', await w.expiringIn(5, 'prod.example.com'), ['env:prod']);
       await w.onEndpoint('test-api', await w.expiringIn(5, 'test.example.com'), ['env:test']);
 
-      expect(await w.run()).toEqual({ alertsSent: 3, alreadySent: 0, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 3, alreadySent: 0, failed: 0, failures: [] });
       const byRecipient = (email: string) =>
         w.smtp.messages
           .filter((m) => m.to === email)
@@ -142,9 +143,9 @@ describe('the alert job', () => {
     try {
       const user = await createUser(w.t, 'viewer');
       await w.onEndpoint('old', await w.expiringIn(-3, 'expired.example.com'));
-      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0, failures: [] });
       w.t.clock.advance(2 * DAY);
-      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0, failures: [] });
       expect(w.smtp.messages.map((m) => [m.to, m.subject])).toEqual([[user.email, 'Certificate for expired.example.com has expired']]);
       const records = await w.t.app.get(DataSource).query<{ threshold: number }[]>('SELECT threshold FROM alert_records');
       expect(records).toEqual([{ threshold: 0 }]);
@@ -160,7 +161,7 @@ describe('the alert job', () => {
       const minted = await w.expiringIn(3, 'shared <b>&</b> example.com');
       await w.onEndpoint('alpha', minted);
       await w.onEndpoint('beta', minted);
-      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0, failures: [] });
       const [message] = w.smtp.messages;
       expect(message.text).toContain('alpha, beta');
       expect(message.text).toContain(fingerprintOf(minted));
@@ -177,12 +178,58 @@ describe('the alert job', () => {
       await createUser(w.t, 'viewer');
       await w.onEndpoint('web', await w.expiringIn(10, 'retry.example.com'));
       w.smtp.failing = true;
-      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 1 });
+      expect(await w.run()).toEqual({
+        alertsSent: 0,
+        alreadySent: 0,
+        failed: 1,
+        failures: [{ reason: 'rejected', replyCode: 451, count: 1 }],
+      });
       expect(await w.t.app.get(DataSource).query('SELECT * FROM alert_records')).toEqual([]);
       w.smtp.failing = false;
-      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
-      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0, failures: [] });
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0, failures: [] });
       expect(w.smtp.messages).toHaveLength(1);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('says why the relay refused each alert, in the run result and one warning line per alert, never in its words', async () => {
+    const w = await alertWorld();
+    try {
+      const [first, second] = await Promise.all([createUser(w.t, 'viewer'), createUser(w.t, 'viewer')]);
+      await w.onEndpoint('web', await w.expiringIn(10, 'rejected.example.com'));
+      await w.onEndpoint('api', await w.expiringIn(3, 'rejected-too.example.com'));
+      const logsBefore = w.t.logs.length;
+      w.smtp.rejection = { code: 550, text: 'secret-banner-text' };
+      expect(await w.run()).toEqual({
+        alertsSent: 0,
+        alreadySent: 0,
+        failed: 4,
+        failures: [{ reason: 'rejected', replyCode: 550, count: 4 }],
+      });
+
+      const lines = w.t.logs.slice(logsBefore);
+      const warnings = lines.filter((line) => line.level === 'warn' && String(line.msg).startsWith('Alert e-mail'));
+      expect(warnings).toHaveLength(4);
+      for (const warning of warnings) {
+        expect(warning).toMatchObject({ reason: 'rejected', reply_code: 550 });
+        expect(warning.msg).toMatch(
+          /^Alert e-mail to user [0-9a-f-]{36} not sent, retried on the next run: the relay rejected RCPT TO with reply code 550$/,
+        );
+      }
+      expect(warnings.map((warning) => warning.user_id).sort()).toEqual([first.id, first.id, second.id, second.id].sort());
+      expect(lines.find((line) => line.msg === 'alert job finished')).toMatchObject({
+        failed: 4,
+        failures: [{ reason: 'rejected', replyCode: 550, count: 4 }],
+      });
+      expect(JSON.stringify(lines)).not.toContain('secret-banner-text');
+      // Users are named by id in the log, as elsewhere, not by address.
+      for (const user of [first, second]) expect(JSON.stringify(lines)).not.toContain(user.email);
+
+      // The next run retries the four, and the relay now takes them.
+      w.smtp.rejection = null;
+      expect(await w.run()).toEqual({ alertsSent: 4, alreadySent: 0, failed: 0, failures: [] });
     } finally {
       await w.close();
     }
@@ -195,10 +242,15 @@ describe('the alert job', () => {
       await w.onEndpoint('web', await w.expiringIn(10, 'down.example.com'));
       const port = w.smtp.port;
       await w.smtp.close();
-      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 1 });
+      expect(await w.run()).toEqual({
+        alertsSent: 0,
+        alreadySent: 0,
+        failed: 1,
+        failures: [{ reason: 'refused', replyCode: null, count: 1 }],
+      });
       const revived = await startSmtpServer({ port });
       try {
-        expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+        expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0, failures: [] });
         expect(revived.messages).toHaveLength(1);
       } finally {
         await revived.close();
@@ -230,7 +282,7 @@ describe('the alert job', () => {
       await w.onEndpoint('web', await w.expiringIn(12, 'stable.example.com'));
       expect((await w.run()).alertsSent).toBe(1);
       await w.t.http.put('/api/v1/settings/alert-thresholds').set(bearer(w.admin)).send([60, 14, 10, 2]).expect(200);
-      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0, failures: [] });
     } finally {
       await w.close();
     }
@@ -307,7 +359,7 @@ describe('the alert job', () => {
         .set(bearer(w.admin))
         .send({ enabled: false, host: '127.0.0.1', port: w.smtp.port, fromAddress: 'a@example.com' })
         .expect(200);
-      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 0, failures: [] });
       const operator = await createUser(w.t, 'operator');
       await w.t.http.post('/api/v1/alerts/run').set(bearer(operator.token)).expect(403);
       await w.t.http.post('/api/v1/alerts/run').expect(401);
@@ -334,7 +386,7 @@ describe('the alert job', () => {
 
       // As if the process had died after the server accepted Alice's alert, before its record committed.
       await w.t.app.get(DataSource).query('DELETE FROM alert_records WHERE user_id = $1', [alice.id]);
-      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 1, failed: 0 });
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 1, failed: 0, failures: [] });
       expect(messageIdOf(alice.email)).toEqual([expected(alice.id), expected(alice.id)]);
       expect(messageIdOf(bob.email)).toEqual([expected(bob.id)]);
     } finally {
@@ -363,7 +415,7 @@ describe('the alert job', () => {
         await new Promise((resolve) => setTimeout(resolve, 2500));
         expect(w.smtp.messages).toHaveLength(0);
         await holder.query('SELECT pg_advisory_unlock($1)', [ALERT_JOB_LOCK_KEY]);
-        expect(await run).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0 });
+        expect(await run).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0, failures: [] });
         expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
         // The pool's connections kept their own deadline.
         await expect(w.t.app.get(DataSource).query('SELECT pg_sleep(1.5)')).rejects.toThrow(/statement timeout/);

@@ -1,7 +1,9 @@
 import { parseOutboundDeny } from '@certkeeper/net';
 import { DataSource } from 'typeorm';
 import { freePort } from '../src/common/net/free-port';
+import { smtpTimeouts } from '../src/modules/mail/mailer';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { startTarpit } from './support/tls-servers';
 import { bearer, createTestApp, createUser, login, ADMIN_EMAIL, type TestApp } from './support/test-app';
 
 describe('settings', () => {
@@ -48,6 +50,9 @@ describe('settings', () => {
       smtp = await startSmtpServer({ auth: { user: 'relay-user', pass: 'relay-secret-1' } });
     });
     afterAll(() => smtp.close());
+
+    /** A 502's sentence without the request id every 5xx body ends with. */
+    const sentenceOf = (text: string) => text.replace(/ Request id: [0-9a-f-]+\n?$/, '');
 
     const mailSettings = (overrides: Record<string, unknown> = {}) => ({
       enabled: true,
@@ -121,7 +126,9 @@ describe('settings', () => {
         .send(mailSettings({ password: 'wrong-password' }))
         .expect(200);
       const wrongAuth = await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(502);
-      expect(wrongAuth.text).toContain('SMTP');
+      expect(sentenceOf(wrongAuth.text)).toBe(
+        'The SMTP round trip failed: the relay did not accept the user name and password with reply code 535.',
+      );
       expect(wrongAuth.text).not.toContain('wrong-password');
 
       const closed = await freePort();
@@ -131,7 +138,7 @@ describe('settings', () => {
         .send(mailSettings({ port: closed }))
         .expect(200);
       const unreachable = await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(502);
-      expect(unreachable.text).toContain('ECONNREFUSED');
+      expect(sentenceOf(unreachable.text)).toBe('The SMTP round trip failed: the relay refused the connection (ECONNREFUSED).');
 
       await t.http
         .put('/api/v1/settings/mail')
@@ -153,7 +160,9 @@ describe('settings', () => {
           .send(settings(starttls, 'starttls', false))
           .expect(200);
         const refused = await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(502);
-        expect(refused.text).toMatch(/certificate/i);
+        expect(sentenceOf(refused.text)).toBe(
+          "The SMTP round trip failed: the relay's TLS certificate was not accepted (DEPTH_ZERO_SELF_SIGNED_CERT).",
+        );
         await t.http
           .put('/api/v1/settings/mail')
           .set(bearer(admin))
@@ -172,6 +181,48 @@ describe('settings', () => {
         await starttls.close();
         await implicit.close();
       }
+    });
+
+    it('names how the round trip failed and its reply code in the 502, never the text the relay sent', async () => {
+      const failure = async () =>
+        sentenceOf((await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(502)).text);
+      await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mailSettings()).expect(200);
+      smtp.rejection = { code: 550, text: 'secret-banner-text' };
+      try {
+        const rejected = await failure();
+        expect(rejected).toBe('The SMTP round trip failed: the relay rejected RCPT TO with reply code 550.');
+        expect(rejected).not.toContain('secret-banner-text');
+      } finally {
+        smtp.rejection = null;
+      }
+
+      // A relay that accepts the connection and never greets: the greeting deadline, shortened here.
+      const tarpit = await startTarpit();
+      const saved = { ...smtpTimeouts };
+      Object.assign(smtpTimeouts, { connectionTimeout: 500, greetingTimeout: 500, socketTimeout: 500 });
+      try {
+        await t.http
+          .put('/api/v1/settings/mail')
+          .set(bearer(admin))
+          .send(mailSettings({ port: tarpit.port }))
+          .expect(200);
+        expect(await failure()).toBe('The SMTP round trip failed: the relay did not answer in time.');
+        expect(tarpit.connections()).toBe(1);
+      } finally {
+        Object.assign(smtpTimeouts, saved);
+        await tarpit.close();
+      }
+
+      // Implicit TLS spoken to a relay that talks plain SMTP: the handshake fails on the relay's greeting.
+      await t.http
+        .put('/api/v1/settings/mail')
+        .set(bearer(admin))
+        .send(mailSettings({ tlsMode: 'tls' }))
+        .expect(200);
+      expect(await failure()).toBe('The SMTP round trip failed: the TLS handshake with the relay failed (ERR_SSL_WRONG_VERSION_NUMBER).');
+      await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mailSettings()).expect(200);
+      await t.http.post('/api/v1/settings/mail/test').set(bearer(admin)).send({}).expect(204);
+      expect(JSON.stringify(t.logs)).not.toContain('secret-banner-text');
     });
 
     it('refuses a relay OUTBOUND_DENY covers (502 saying why) without connecting to it, by address and by name', async () => {

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Run the alert job now
-         * @description Needs `settings:edit`. Runs the expiry alert job at once (after a run in progress on any replica has finished; 409 if that takes over 10 minutes) and answers its totals: alerts sent, alerts already sent by earlier runs, and alerts the SMTP server did not accept, which the next run retries. With mail disabled or not configured nothing is sent and every total is 0.
+         * @description Needs `settings:edit`. Runs the expiry alert job at once (after a run in progress on any replica has finished; 409 if that takes over 10 minutes) and answers its totals: alerts sent, alerts already sent by earlier runs, and alerts the SMTP server did not accept, which the next run retries, with `failures` counting those by how they failed (refused, timeout, TLS, authentication, rejected with its reply code...). With mail disabled or not configured nothing is sent and every total is 0.
          */
         post: operations["runAlertJob"];
         delete?: never;
@@ -1287,7 +1287,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test e-mail
-         * @description Needs `settings:edit`. Sends a test message to `to`, by default the caller's address. 204 when the SMTP server accepted it, 422 when mail is disabled or not configured, 502 with the SMTP error when the round trip fails.
+         * @description Needs `settings:edit`. Sends a test message to `to`, by default the caller's address. 204 when the SMTP server accepted it, 422 when mail is disabled or not configured, 502 when the round trip fails, naming how (refused, timeout, TLS, authentication, or rejected with its reply code) and never repeating text the SMTP server sent.
          */
         post: operations["sendTestMail"];
         delete?: never;
@@ -1439,11 +1439,23 @@ export interface components {
             notBefore: string;
             sans: string[];
         };
+        AlertFailureCountDto: {
+            count: number;
+            /**
+             * @description How the SMTP round trip failed (docs/api-contract.md section 6), never the text the relay sent; `internal` when the database or the job failed rather than the relay.
+             * @enum {string}
+             */
+            reason: "outbound-denied" | "dns" | "refused" | "unreachable" | "timeout" | "tls" | "authentication" | "rejected" | "connection-lost" | "other" | "internal";
+            /** @description The reply code the relay answered with (550), when it answered with one. */
+            replyCode: number | null;
+        };
         AlertTotalsDto: {
             alertsSent: number;
             alreadySent: number;
             /** @description Not accepted by the SMTP server; retried on the next run. */
             failed: number;
+            /** @description The failed alerts counted by reason and reply code, most frequent first; empty when none failed. */
+            failures: components["schemas"]["AlertFailureCountDto"][];
         };
         ApiKeyResponseDto: {
             /** Format: date-time */

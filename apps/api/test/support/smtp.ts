@@ -16,6 +16,8 @@ export interface TestSmtpServer {
   messages: CapturedMail[];
   /** Refuse every message with 451 (a relay having trouble) until healed. */
   failing: boolean;
+  /** Refuse every recipient with this reply code and text until set back to null. */
+  rejection: { code: number; text: string } | null;
   /** SMTP sessions opened so far, accepted or not. */
   readonly connections: number;
   close(): Promise<void>;
@@ -43,7 +45,12 @@ export async function startSmtpServer(
   } = {},
 ): Promise<TestSmtpServer> {
   const tls = options.secure || options.starttls ? await selfSignedCredentials() : null;
-  const state = { messages: [] as CapturedMail[], failing: false, connections: 0 };
+  const state = {
+    messages: [] as CapturedMail[],
+    failing: false,
+    rejection: null as TestSmtpServer['rejection'],
+    connections: 0,
+  };
   const serverOptions: SMTPServerOptions = {
     secure: options.secure ?? false,
     disabledCommands: [...(options.auth ? [] : ['AUTH']), ...(tls ? [] : ['STARTTLS'])],
@@ -62,8 +69,10 @@ export async function startSmtpServer(
         callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));
     },
-    onRcptTo: (_address, _session, callback) =>
-      state.failing ? callback(Object.assign(new Error('Try again later'), { responseCode: 451 })) : callback(),
+    onRcptTo: (_address, _session, callback) => {
+      if (state.rejection) return callback(Object.assign(new Error(state.rejection.text), { responseCode: state.rejection.code }));
+      callback(state.failing ? Object.assign(new Error('Try again later'), { responseCode: 451 }) : undefined);
+    },
     onData: (stream, session, callback) => {
       simpleParser(stream)
         .then(async (mail) => {
@@ -93,6 +102,12 @@ export async function startSmtpServer(
     },
     set failing(value: boolean) {
       state.failing = value;
+    },
+    get rejection() {
+      return state.rejection;
+    },
+    set rejection(value) {
+      state.rejection = value;
     },
     get connections() {
       return state.connections;

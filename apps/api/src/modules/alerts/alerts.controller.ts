@@ -3,12 +3,31 @@ import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags 
 import { RequirePermission } from '../../common/auth/route-access';
 import { RetryLaterException } from '../../common/http/retry-later.exception';
 import { AdvisoryLockWaitExceeded } from '../../database/advisory-lock';
-import { type AlertTotals, AlertsService } from './alerts.service';
+import { SMTP_FAILURE_REASONS } from '../mail/smtp-failure';
+import { type AlertFailureReason, type AlertTotals, AlertsService } from './alerts.service';
+
+export class AlertFailureCountDto {
+  @ApiProperty({
+    enum: [...SMTP_FAILURE_REASONS, 'internal'],
+    description:
+      'How the SMTP round trip failed (docs/api-contract.md section 6), never the text the relay sent; ' +
+      '`internal` when the database or the job failed rather than the relay.',
+  })
+  reason!: AlertFailureReason;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The reply code the relay answered with (550), when it answered with one.' })
+  replyCode!: number | null;
+  @ApiProperty({ type: 'integer', minimum: 1 }) count!: number;
+}
 
 export class AlertTotalsDto {
   @ApiProperty({ type: 'integer' }) alertsSent!: number;
   @ApiProperty({ type: 'integer' }) alreadySent!: number;
   @ApiProperty({ type: 'integer', description: 'Not accepted by the SMTP server; retried on the next run.' }) failed!: number;
+  @ApiProperty({
+    type: [AlertFailureCountDto],
+    description: 'The failed alerts counted by reason and reply code, most frequent first; empty when none failed.',
+  })
+  failures!: AlertFailureCountDto[];
 }
 
 @ApiTags('settings')
@@ -22,7 +41,8 @@ export class AlertsController {
     description:
       'Needs `settings:edit`. ' +
       'Runs the expiry alert job at once (after a run in progress on any replica has finished; 409 if that takes over 10 minutes) and answers its totals: alerts sent, ' +
-      'alerts already sent by earlier runs, and alerts the SMTP server did not accept, which the next run retries. ' +
+      'alerts already sent by earlier runs, and alerts the SMTP server did not accept, which the next run retries, ' +
+      'with `failures` counting those by how they failed (refused, timeout, TLS, authentication, rejected with its reply code...). ' +
       'With mail disabled or not configured nothing is sent and every total is 0.',
   })
   @HttpCode(200)

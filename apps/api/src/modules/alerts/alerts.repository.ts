@@ -16,7 +16,8 @@ export interface AlertKey {
   threshold: number;
 }
 
-export type ClaimOutcome = 'sent' | 'already-sent' | 'failed';
+/** How claiming and sending one alert ended; a failure keeps what it failed with (the send's SmtpDeliveryError, or the database's error). */
+export type ClaimResult = { outcome: 'sent' } | { outcome: 'already-sent' } | { outcome: 'failed'; cause: unknown };
 
 @Injectable()
 export class AlertsRepository {
@@ -61,7 +62,7 @@ export class AlertsRepository {
    * once the SMTP server accepted: a failed send rolls the record back (retried next run), and a
    * concurrent run's insert of the same key waits for us and then finds it delivered.
    */
-  async claimAndSend(key: AlertKey, at: Date, send: () => Promise<void>): Promise<ClaimOutcome> {
+  async claimAndSend(key: AlertKey, at: Date, send: () => Promise<void>): Promise<ClaimResult> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
@@ -73,14 +74,14 @@ export class AlertsRepository {
       )) as unknown[];
       if (claimed.length === 0) {
         await runner.commitTransaction();
-        return 'already-sent';
+        return { outcome: 'already-sent' };
       }
       await send();
       await runner.commitTransaction();
-      return 'sent';
-    } catch {
+      return { outcome: 'sent' };
+    } catch (cause) {
       await runner.rollbackTransaction().catch(() => undefined);
-      return 'failed';
+      return { outcome: 'failed', cause };
     } finally {
       await runner.release();
     }

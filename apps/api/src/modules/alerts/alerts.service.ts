@@ -2,17 +2,30 @@ import { Injectable, Logger } from '@nestjs/common';
 import { alertBucket, type AlertBucket, daysRemaining, isExpired, type TemplateValues } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { type ExpiringCertificate, ExpiryRepository } from '../expiry/expiry.repository';
-import { Mailer, type MailSession } from '../mail/mailer';
+import { Mailer, type MailSession, SmtpDeliveryError } from '../mail/mailer';
+import type { SmtpFailureReason } from '../mail/smtp-failure';
 import { AppMetrics } from '../metrics/app-metrics';
 import { SettingsService } from '../settings/settings.service';
 import { TemplatesService } from '../templates/templates.service';
 import { alertMessageId } from './alert-message-id';
 import { type AlertKey, AlertsRepository, type Recipient } from './alerts.repository';
 
+/** Why alerts were not sent: an SMTP failure class (smtp-failure.ts), or `internal` when the database or the job failed. */
+export type AlertFailureReason = SmtpFailureReason | 'internal';
+
+export interface AlertFailureCount {
+  reason: AlertFailureReason;
+  /** The relay's reply code (550) when it answered with one. */
+  replyCode: number | null;
+  count: number;
+}
+
 export interface AlertTotals {
   alertsSent: number;
   alreadySent: number;
   failed: number;
+  /** The `failed` alerts by why they failed, most frequent first; empty when none failed. */
+  failures: AlertFailureCount[];
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -65,26 +78,59 @@ export class AlertsService {
     const smtp = await this.settings.smtpSettings();
     if (!smtp) {
       this.logger.log('Mail is disabled or not configured; no alerts sent.');
-      return { alertsSent: 0, alreadySent: 0, failed: 0 };
+      return { alertsSent: 0, alreadySent: 0, failed: 0, failures: [] };
     }
     const session = this.mailer.openSession(smtp);
-    const totals: AlertTotals = { alertsSent: 0, alreadySent: 0, failed: 0 };
+    const totals: AlertTotals = { alertsSent: 0, alreadySent: 0, failed: 0, failures: [] };
+    const failures = new FailureTally();
     try {
       for await (const batch of this.dueAlerts()) {
         totals.alreadySent += batch.alreadySent;
         for (const alert of batch.pending) {
-          const outcome = await this.alerts.claimAndSend(alert.key, this.clock.now(), () => this.deliver(session, alert, smtp.fromAddress));
-          this.metrics.recordAlertOutcome(outcome);
-          if (outcome === 'sent') totals.alertsSent += 1;
-          else if (outcome === 'already-sent') totals.alreadySent += 1;
-          else totals.failed += 1;
+          const result = await this.alerts.claimAndSend(alert.key, this.clock.now(), () => this.deliver(session, alert, smtp.fromAddress));
+          this.metrics.recordAlertOutcome(result.outcome);
+          if (result.outcome === 'sent') totals.alertsSent += 1;
+          else if (result.outcome === 'already-sent') totals.alreadySent += 1;
+          else {
+            totals.failed += 1;
+            failures.add(this.reportFailure(alert, result.cause));
+          }
         }
       }
     } finally {
       session.close();
     }
-    this.logger.log('alert job finished', { alerts_sent: totals.alertsSent, already_sent: totals.alreadySent, failed: totals.failed });
+    totals.failures = failures.counts();
+    this.logger.log('alert job finished', {
+      alerts_sent: totals.alertsSent,
+      already_sent: totals.alreadySent,
+      failed: totals.failed,
+      failures: totals.failures,
+    });
     return totals;
+  }
+
+  /**
+   * One warning line per alert the relay did not take, naming the user by id (as the other log
+   * lines do, not by address) and the failure class, never the relay's text; the next run retries it.
+   */
+  private reportFailure(alert: Pending, cause: unknown): { reason: AlertFailureReason; replyCode: number | null } {
+    const fields = { user_id: alert.key.userId, fingerprint: alert.key.fingerprint, threshold: alert.key.threshold };
+    if (cause instanceof SmtpDeliveryError) {
+      const { reason, replyCode } = cause.failure;
+      this.logger.warn(`Alert e-mail to user ${alert.key.userId} not sent, retried on the next run: ${cause.message}`, {
+        ...fields,
+        reason,
+        reply_code: replyCode,
+      });
+      return { reason, replyCode };
+    }
+    const message = cause instanceof Error ? cause.message : String(cause);
+    this.logger.error(`Alert e-mail to user ${alert.key.userId} not sent, retried on the next run: ${message}`, {
+      ...fields,
+      reason: 'internal',
+    });
+    return { reason: 'internal', replyCode: null };
   }
 
   /** How many alerts are due and how many of those were delivered before, without sending. */
@@ -146,6 +192,25 @@ export function templateValues(certificate: ExpiringCertificate, now: Date): Tem
     DaysRemaining: String(daysRemaining(certificate.notAfter, now)),
     Fingerprint: certificate.fingerprint,
   };
+}
+
+/** Counts failures by reason and reply code, in the order a run's result lists them. */
+class FailureTally {
+  private readonly byKey = new Map<string, AlertFailureCount>();
+
+  add(failure: { reason: AlertFailureReason; replyCode: number | null }): void {
+    const key = `${failure.reason}/${failure.replyCode ?? ''}`;
+    const counted = this.byKey.get(key) ?? { ...failure, count: 0 };
+    counted.count += 1;
+    this.byKey.set(key, counted);
+  }
+
+  /** Most frequent first; ties by reason, then reply code, so two runs with the same failures read the same. */
+  counts(): AlertFailureCount[] {
+    return [...this.byKey.values()].sort(
+      (a, b) => b.count - a.count || a.reason.localeCompare(b.reason) || (a.replyCode ?? 0) - (b.replyCode ?? 0),
+    );
+  }
 }
 
 function groupBySubscriptions(recipients: Recipient[]): { subscriptions: string[]; recipients: Recipient[] }[] {

@@ -1,11 +1,12 @@
 import { isIP } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
-import { type OutboundGuard, OutboundRefusedError } from '@certkeeper/net';
+import type { OutboundGuard } from '@certkeeper/net';
 import { createTransport, type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import { outboundGuardFor } from '../../common/net/outbound-guard';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { SmtpSettings } from './mail-config';
+import { classifySmtpFailure, describeSmtpFailure, type SmtpFailure } from './smtp-failure';
 
 export interface OutgoingMessage {
   to: string;
@@ -17,17 +18,19 @@ export interface OutgoingMessage {
   messageId?: string;
 }
 
-/** Every SMTP step has a deadline, so a silent relay cannot stall the alert job. */
-const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000, dnsTimeout: 10_000 };
+/** Every SMTP step has a deadline, so a silent relay cannot stall the alert job. Tests shorten them. */
+export const smtpTimeouts = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000, dnsTimeout: 10_000 };
 
-export class SmtpDeliveryError extends Error {}
+/** A send the relay did not accept: how it failed, and that as a sentence without the relay's text. */
+export class SmtpDeliveryError extends Error {
+  constructor(readonly failure: SmtpFailure) {
+    super(describeSmtpFailure(failure));
+    this.name = 'SmtpDeliveryError';
+  }
+}
 
 type PooledTransport = Transporter<SMTPPool.SentMessageInfo, SMTPPool.Options>;
 
-/**
- * Sends one message over SMTP: no TLS, STARTTLS (required) or implicit TLS; no auth, PLAIN or
- * LOGIN. Resolves once the server accepted the message for its recipient; rejects otherwise.
- */
 /** One SMTP connection pool for a batch of messages (an alert run); close it when done. */
 export interface MailSession {
   send(message: OutgoingMessage): Promise<void>;
@@ -36,7 +39,8 @@ export interface MailSession {
 
 /**
  * Sends messages over SMTP: no TLS, STARTTLS (required) or implicit TLS; no auth, PLAIN or
- * LOGIN. A send resolves once the server accepted the message for its recipient.
+ * LOGIN. A send resolves once the server accepted the message for its recipient, and otherwise
+ * rejects with an SmtpDeliveryError saying how it failed (smtp-failure.ts).
  *
  * The relay's host is resolved here and checked against OUTBOUND_DENY, and nodemailer is given
  * the checked address, so it never resolves the name again (DNS rebinding); certificates are
@@ -68,10 +72,11 @@ export class Mailer {
             text: message.text,
             messageId: message.messageId,
           });
-          if (info.accepted.length === 0) throw new SmtpDeliveryError(`the server accepted no recipient: ${info.response}`);
+          if (info.accepted.length === 0)
+            throw new SmtpDeliveryError({ reason: 'rejected', replyCode: null, step: 'RCPT TO', detail: null });
         } catch (error) {
           if (error instanceof SmtpDeliveryError) throw error;
-          throw new SmtpDeliveryError(describeSmtpFailure(error));
+          throw new SmtpDeliveryError(classifySmtpFailure(error));
         }
       },
       // A refused or unresolvable relay left nothing open to close.
@@ -90,7 +95,7 @@ export class Mailer {
 
   private async openTransport(settings: SmtpSettings): Promise<PooledTransport> {
     // The first address of the name: the pool dials that one only (nodemailer would try the others).
-    const [relay] = await withDeadline(this.guard.resolve(settings.host), SMTP_TIMEOUTS.dnsTimeout, `resolving ${settings.host} timed out`);
+    const [relay] = await withDeadline(this.guard.resolve(settings.host), smtpTimeouts.dnsTimeout);
     return createTransport({
       pool: true,
       maxConnections: 2,
@@ -105,24 +110,20 @@ export class Mailer {
           : { user: settings.username ?? '', pass: settings.password ?? '', method: settings.auth === 'login' ? 'LOGIN' : 'PLAIN' },
       // SNI and the certificate check use the configured name; an IP literal is checked as itself.
       tls: { rejectUnauthorized: !settings.allowInvalidCertificate, servername: isIP(settings.host) === 0 ? settings.host : undefined },
-      ...SMTP_TIMEOUTS,
+      ...smtpTimeouts,
     });
   }
 }
 
 const ignore = () => undefined;
 
-/** getaddrinfo cannot be cancelled, but the send need not wait for it past the deadline. */
-function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+/**
+ * getaddrinfo cannot be cancelled, but the send need not wait for it past the deadline. The
+ * error carries the resolver's own code for a timeout (ETIMEOUT), so it is classified as DNS.
+ */
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  const timedOut = () => Object.assign(new Error(`name resolution took longer than ${ms} ms`), { code: 'ETIMEOUT' });
+  const deadline = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(timedOut()), ms)));
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
-
-/** The SMTP error without anything secret: the code and the server's words. */
-function describeSmtpFailure(error: unknown): string {
-  if (error instanceof OutboundRefusedError) return error.message;
-  const failure = error as { code?: string; responseCode?: number; response?: string; message?: string };
-  if (failure.responseCode) return `SMTP ${failure.responseCode}: ${failure.response ?? failure.message ?? ''}`.trim();
-  return [failure.code, failure.message].filter(Boolean).join(': ') || 'the SMTP round trip failed';
 }

@@ -80,8 +80,8 @@ export class SettingsController {
     summary: 'Send a test e-mail',
     description:
       "Needs `settings:edit`. Sends a test message to `to`, by default the caller's address. " +
-      '204 when the SMTP server accepted it, 422 when mail is disabled or not configured, 502 with the SMTP error when the round trip ' +
-      'fails.',
+      '204 when the SMTP server accepted it, 422 when mail is disabled or not configured, 502 when the round trip fails, naming how ' +
+      '(refused, timeout, TLS, authentication, or rejected with its reply code) and never repeating text the SMTP server sent.',
   })
   @HttpCode(204)
   @RequirePermission('settings:edit')

@@ -110,7 +110,7 @@ export class SettingsService {
     };
   }
 
-  /** 204 when accepted, 422 when mail is off or unconfigured, 502 with the SMTP error otherwise. */
+  /** 204 when accepted, 422 when mail is off or unconfigured, 502 saying how the round trip failed (smtp-failure.ts) otherwise. */
   async sendTestMail(to: string): Promise<void> {
     const smtp = await this.smtpSettings();
     if (!smtp) throw new UnprocessableEntityException('Mail is disabled or not configured.');
@@ -122,7 +122,7 @@ export class SettingsService {
         html: '<p>This is a test message from Certkeeper. Mail delivery works.</p>',
       });
     } catch (error) {
-      throw new BadGatewayException(`The SMTP round trip failed: ${error instanceof SmtpDeliveryError ? error.message : 'unknown error'}`);
+      throw new BadGatewayException(`The SMTP round trip failed: ${error instanceof SmtpDeliveryError ? error.message : 'unknown error'}.`);
     }
   }
 
