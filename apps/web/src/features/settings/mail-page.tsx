@@ -9,6 +9,7 @@ import { Checkbox, SecretField, secretToSend } from './secret-field';
 import { ReadOnlyNote } from './settings-section';
 import { FactsSection } from '../../ui/facts';
 import { orNull } from './form-values';
+import { alertRunSentence } from './alert-run';
 
 type MailSettings = Schemas['MailSettingsResponseDto'];
 type MailUpdate = Schemas['UpdateMailSettingsDto'];
@@ -262,12 +263,7 @@ function RunAlerts() {
         >
           {run.busy ? 'Running alerts…' : 'Run alerts now'}
         </button>
-        <span role="status">
-          {totals &&
-            `Done: ${totals.alertsSent} sent, ${totals.alreadySent} already sent before, ${totals.failed} failed${
-              totals.failed > 0 ? ' (retried on the next run)' : ''
-            }.`}
-        </span>
+        <span role="status">{totals && alertRunSentence(totals)}</span>
       </div>
       {run.error && (
         <p className="error" role="alert">
