@@ -3,12 +3,11 @@ import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags 
 import { RequirePermission } from '../../common/auth/route-access';
 import { RetryLaterException } from '../../common/http/retry-later.exception';
 import { AdvisoryLockWaitExceeded } from '../../database/advisory-lock';
-import { SMTP_FAILURE_REASONS } from '../mail/smtp-failure';
-import { type AlertFailureReason, type AlertTotals, AlertsService } from './alerts.service';
+import { ALERT_FAILURE_REASONS, type AlertFailureReason, type AlertTotals, AlertsService } from './alerts.service';
 
 export class AlertFailureCountDto {
   @ApiProperty({
-    enum: [...SMTP_FAILURE_REASONS, 'internal'],
+    enum: ALERT_FAILURE_REASONS,
     description:
       'How the SMTP round trip failed (docs/api-contract.md section 6), never the text the relay sent; ' +
       '`internal` when the database or the job failed rather than the relay.',

@@ -3,7 +3,7 @@ import { alertBucket, type AlertBucket, daysRemaining, isExpired, type TemplateV
 import { Clock } from '../../common/clock';
 import { type ExpiringCertificate, ExpiryRepository } from '../expiry/expiry.repository';
 import { Mailer, type MailSession, SmtpDeliveryError } from '../mail/mailer';
-import type { SmtpFailureReason } from '../mail/smtp-failure';
+import { SMTP_FAILURE_REASONS } from '../mail/smtp-failure';
 import { AppMetrics } from '../metrics/app-metrics';
 import { SettingsService } from '../settings/settings.service';
 import { TemplatesService } from '../templates/templates.service';
@@ -11,7 +11,8 @@ import { alertMessageId } from './alert-message-id';
 import { type AlertKey, AlertsRepository, type Recipient } from './alerts.repository';
 
 /** Why alerts were not sent: an SMTP failure class (smtp-failure.ts), or `internal` when the database or the job failed. */
-export type AlertFailureReason = SmtpFailureReason | 'internal';
+export const ALERT_FAILURE_REASONS = [...SMTP_FAILURE_REASONS, 'internal'] as const;
+export type AlertFailureReason = (typeof ALERT_FAILURE_REASONS)[number];
 
 export interface AlertFailureCount {
   reason: AlertFailureReason;
