@@ -105,6 +105,9 @@ describe('classifySmtpFailure', () => {
     expect(odd).toEqual({ reason: 'other', replyCode: null, step: null, detail: null });
     expect(describeSmtpFailure(odd)).toBe('the SMTP exchange failed unexpectedly');
     expect(classifySmtpFailure(nodemailerError({ code: 'EPROTOCOL' }))).toMatchObject({ reason: 'other', detail: 'EPROTOCOL' });
+    expect(classifySmtpFailure(nodemailerError({ code: 'EENVELOPE', responseCode: 550, command: 'constructor' }))).toMatchObject({
+      step: null,
+    });
     expect(classifySmtpFailure('not an error')).toEqual({ reason: 'other', replyCode: null, step: null, detail: null });
   });
 });

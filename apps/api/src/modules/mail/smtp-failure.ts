@@ -71,7 +71,7 @@ export function classifySmtpFailure(error: unknown): SmtpFailure {
   const originalCode = codeOf(failure.originalCode);
   const replyCode =
     typeof failure.responseCode === 'number' && failure.responseCode >= 200 && failure.responseCode <= 599 ? failure.responseCode : null;
-  const step = typeof failure.command === 'string' ? (STEPS[failure.command] ?? null) : null;
+  const step = typeof failure.command === 'string' && Object.hasOwn(STEPS, failure.command) ? STEPS[failure.command] : null;
   const systemCode = originalCode ?? code;
   const classified = (reason: SmtpFailureReason, detail: string | null = null): SmtpFailure => ({ reason, replyCode, step, detail });
 
