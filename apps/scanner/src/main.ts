@@ -67,9 +67,9 @@ async function main(): Promise<void> {
   });
 
   if (process.argv.includes('--once')) {
-    const report = await agent.runOnce();
-    // Non-zero when the API could not be reached, or could not take every result.
-    process.exit(report !== null && report.pending === 0 ? 0 : 1);
+    const { cycle, sweepsUndelivered } = await agent.runOnceThenSweeps();
+    // Non-zero when the API could not be reached, or could not take every result or sweep report.
+    process.exit(cycle !== null && cycle.pending === 0 && sweepsUndelivered === 0 ? 0 : 1);
   }
 
   let metricsServer: MetricsServer | null = null;
