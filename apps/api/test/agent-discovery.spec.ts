@@ -230,6 +230,39 @@ describe('the real agent sweeping a network', () => {
     expect(await entryAt(network.id, '127.0.9.1')).toEqual(expect.objectContaining({ port: ports.a, fingerprint: sha256(a) }));
   }, 60_000);
 
+  it("stops a --once run's sweep on SIGTERM (a cron job's time limit) with a final report, and exits cleanly", async () => {
+    const scanner = (await t.http.post('/api/v1/scanners').set(bearer(admin)).send({ name: 'cron with a limit' }).expect(201)).body as {
+      id: string;
+      token: string;
+    };
+    const tarpits = await Promise.all(Array.from({ length: 20 }, () => startTarpit('127.0.9.6')));
+    servers.push(...tarpits);
+    const network = (
+      await t.http
+        .post('/api/v1/discovery/networks')
+        .set(bearer(admin))
+        .send({ name: 'tarpits from cron', ranges: ['127.0.9.6'], ports: tarpits.map((tarpit) => tarpit.port), scannerId: scanner.id })
+        .expect(201)
+    ).body as { id: string };
+    const queued = (await t.http.post(`/api/v1/discovery/networks/${network.id}/sweeps`).set(bearer(admin)).expect(202)).body as Sweep;
+    const read = async () => (await t.http.get(`/api/v1/discovery/sweeps/${queued.id}`).set(bearer(admin)).expect(200)).body as Sweep;
+
+    let output = '';
+    const once = spawn(process.execPath, [AGENT, '--once'], {
+      env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: t.baseUrl, SCANNER_TOKEN: scanner.token, ...RUN_OUTBOUND_DENY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    once.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    once.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => once.once('exit', (exitCode) => resolve(exitCode)));
+    await eventually(read, (sweep) => sweep.status === 'running');
+
+    once.kill('SIGTERM');
+    const code = await exited;
+    expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+    expect(await read()).toEqual(expect.objectContaining({ status: 'failed', error: expect.stringContaining('stopped') }));
+  }, 30_000);
+
   it('finishes in-flight probes on SIGTERM, reports how far it got, and exits cleanly', async () => {
     // Twenty silent ports on one address: at the agent's concurrency the sweep runs for seconds.
     const tarpits = await Promise.all(Array.from({ length: 20 }, () => startTarpit('127.0.9.5')));
