@@ -7,7 +7,7 @@ import { mintCertificate, type MintedCertificate, privateKeyPem } from '@certkee
 import { freePort } from '../src/common/net/free-port';
 import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 import { startTarpit } from './support/tls-servers';
-import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
+import { AGENT, RUN_OUTBOUND_DENY, runAgentCycle } from './support/agent-process';
 
 const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
 
@@ -201,6 +201,67 @@ describe('the real agent sweeping a network', () => {
       expect.objectContaining({ id: other.id, status: 'new', fingerprint: sha256(d) }),
     );
   }, 120_000);
+
+  it('runs the sweeps queued for its scanner after its cycle with --once, so an agent run from cron sweeps too', async () => {
+    // A scanner of its own: the daemon above (the default scanner's) never sees this network.
+    const scanner = (await t.http.post('/api/v1/scanners').set(bearer(admin)).send({ name: 'cron' }).expect(201)).body as {
+      id: string;
+      token: string;
+    };
+    const network = (
+      await t.http
+        .post('/api/v1/discovery/networks')
+        .set(bearer(admin))
+        .send({ name: 'from cron', ranges: ['127.0.9.1'], ports: [ports.a, ports.closed], scannerId: scanner.id })
+        .expect(201)
+    ).body as { id: string };
+    const queued = (await t.http.post(`/api/v1/discovery/networks/${network.id}/sweeps`).set(bearer(admin)).expect(202)).body as Sweep;
+
+    const run = await runAgentCycle(t.baseUrl, scanner.token, {
+      SCANNER_CONNECT_TIMEOUT_MS: '1000',
+      SCANNER_HANDSHAKE_TIMEOUT_MS: '1000',
+      ...RUN_OUTBOUND_DENY,
+    });
+    expect({ code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({ code: 0, output: '' });
+    // Finished when the process exited, not later.
+    expect((await t.http.get(`/api/v1/discovery/sweeps/${queued.id}`).set(bearer(admin)).expect(200)).body).toEqual(
+      expect.objectContaining({ status: 'completed', addressesTotal: 1, addressesProbed: 1, servicesFound: 1, error: null }),
+    );
+    expect(await entryAt(network.id, '127.0.9.1')).toEqual(expect.objectContaining({ port: ports.a, fingerprint: sha256(a) }));
+  }, 60_000);
+
+  it("stops a --once run's sweep on SIGTERM (a cron job's time limit) with a final report, and exits cleanly", async () => {
+    const scanner = (await t.http.post('/api/v1/scanners').set(bearer(admin)).send({ name: 'cron with a limit' }).expect(201)).body as {
+      id: string;
+      token: string;
+    };
+    const tarpits = await Promise.all(Array.from({ length: 20 }, () => startTarpit('127.0.9.6')));
+    servers.push(...tarpits);
+    const network = (
+      await t.http
+        .post('/api/v1/discovery/networks')
+        .set(bearer(admin))
+        .send({ name: 'tarpits from cron', ranges: ['127.0.9.6'], ports: tarpits.map((tarpit) => tarpit.port), scannerId: scanner.id })
+        .expect(201)
+    ).body as { id: string };
+    const queued = (await t.http.post(`/api/v1/discovery/networks/${network.id}/sweeps`).set(bearer(admin)).expect(202)).body as Sweep;
+    const read = async () => (await t.http.get(`/api/v1/discovery/sweeps/${queued.id}`).set(bearer(admin)).expect(200)).body as Sweep;
+
+    let output = '';
+    const once = spawn(process.execPath, [AGENT, '--once'], {
+      env: { PATH: process.env.PATH ?? '', SCANNER_API_URL: t.baseUrl, SCANNER_TOKEN: scanner.token, ...RUN_OUTBOUND_DENY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    once.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    once.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => once.once('exit', (exitCode) => resolve(exitCode)));
+    await eventually(read, (sweep) => sweep.status === 'running');
+
+    once.kill('SIGTERM');
+    const code = await exited;
+    expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+    expect(await read()).toEqual(expect.objectContaining({ status: 'failed', error: expect.stringContaining('stopped') }));
+  }, 30_000);
 
   it('finishes in-flight probes on SIGTERM, reports how far it got, and exits cleanly', async () => {
     // Twenty silent ports on one address: at the agent's concurrency the sweep runs for seconds.

@@ -151,6 +151,39 @@ describe('the real agent against SMTP servers with STARTTLS', () => {
     expect(mismatched.currentCertificates).toEqual([]);
   }, 90_000);
 
+  it('ends the TLS session it upgraded to as a mail client does: QUIT inside it, then close_notify', async () => {
+    // What smtp-server itself records of each connection: its TLS sessions, commands and closes.
+    const secured = new Set<string>();
+    const quitInTls = new Set<string>();
+    const closes = new Map<string, boolean>();
+    type Entry = { tnx?: string; cid?: string; command?: string; hadError?: boolean };
+    const record = (entry: Entry) => {
+      if (entry.tnx === 'command' && entry.command === 'QUIT' && entry.cid && secured.has(entry.cid)) quitInTls.add(entry.cid);
+      if (entry.tnx === 'close' && entry.cid && entry.hadError !== undefined) closes.set(entry.cid, entry.hadError);
+    };
+    const logger = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((level) => [level, record]));
+    const recorded = await startSmtp(mail, {
+      logger: logger as unknown as SMTPServerOptions['logger'],
+      onSecure: (_socket, session, done) => {
+        secured.add(session.id);
+        done();
+      },
+    });
+    try {
+      await endpoint({ name: 'recorded', dnsName: 'mail.example.test', ipAddress: '127.0.0.1', port: recorded.port, starttls: 'smtp' });
+      await cycle();
+      // The close crosses the loopback as the agent exits.
+      for (let i = 0; i < 100 && [...secured].some((id) => !closes.has(id)); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      // One completed TLS session (the TLS profile's partial hellos never complete one), ended by
+      // QUIT inside it and closed without an error.
+      expect(secured.size).toBe(1);
+      const [session] = [...secured];
+      expect({ quit: quitInTls.has(session), closedWithError: closes.get(session) }).toEqual({ quit: true, closedWithError: false });
+    } finally {
+      await new Promise<void>((resolve) => recorded.server.close(() => resolve()));
+    }
+  }, 60_000);
+
   it('ends a scan whose server stalls mid-dialogue by the handshake deadline, naming the step', async () => {
     // Greets like an SMTP server, then never answers EHLO.
     const stall = createServer((socket) => {

@@ -56,16 +56,21 @@ describe('endpoints: starttls', () => {
     }
   });
 
-  it('refuses an unknown protocol, another type of value, and any protocol on saml and manual endpoints', async () => {
+  it('refuses an unknown protocol and another type of value', async () => {
     for (const starttls of ['SMTP', 'smtps', 'https', '', 25, true, ['smtp']]) {
       const response = await post({ name: 'Bad', dnsName: unique(), starttls }).expect(400);
       expect(response.text).toContain('starttls must be null or one of smtp, imap, pop3, ftp, ldap, postgres, xmpp');
     }
-    const saml = await post({ name: 'Saml', type: 'saml', metadataUrl: `https://${unique()}/md`, starttls: 'smtp' }).expect(400);
-    expect(saml.text).toContain('starttls applies to host endpoints only (this is a saml endpoint)');
-    const manual = await post({ name: 'Manual', type: 'manual', starttls: 'imap' }).expect(400);
-    expect(manual.text).toContain('starttls applies to host endpoints only (this is a manual endpoint)');
-    // Null says "implicit TLS", which is what a saml endpoint is anyway.
+  });
+
+  it('ignores a protocol on saml and manual endpoints, which read it back as null, like dnsName', async () => {
+    const saml = await create({ name: 'Saml', type: 'saml', metadataUrl: `https://${unique()}/md`, starttls: 'smtp' });
+    expect(saml.starttls).toBeNull();
+    expect((await get(saml.id)).starttls).toBeNull();
+    expect(await stored(saml.id)).toBeNull();
+    const manual = await create({ name: 'Manual', type: 'manual', starttls: 'imap', dnsName: unique() });
+    expect(manual).toMatchObject({ starttls: null, dnsName: null });
+    expect(await stored(manual.id)).toBeNull();
     const samlNull = await create({ name: 'Saml null', type: 'saml', metadataUrl: `https://${unique()}/md`, starttls: null });
     expect(samlNull.starttls).toBeNull();
   });
@@ -95,14 +100,25 @@ describe('endpoints: starttls', () => {
     expect((await get(endpoint.id)).starttls).toBeNull();
   });
 
-  it('refuses PATCH and PUT of a protocol on a saml endpoint, leaving it unchanged', async () => {
+  it('ignores a protocol in PATCH and PUT of saml and manual endpoints, applying the rest', async () => {
     const metadataUrl = `https://${unique()}/md`;
     const saml = await create({ name: 'Saml', type: 'saml', metadataUrl });
     const path = `/api/v1/endpoints/${saml.id}`;
-    const patched = await t.http.patch(path).set(bearer(admin)).send({ starttls: 'ldap' }).expect(400);
-    expect(patched.text).toContain('starttls applies to host endpoints only');
-    await t.http.put(path).set(bearer(admin)).send({ name: 'Saml', metadataUrl, starttls: 'xmpp' }).expect(400);
+    let body = (await t.http.patch(path).set(bearer(admin)).send({ starttls: 'ldap', notes: 'patched' }).expect(200)).body as EndpointBody;
+    expect(body).toMatchObject({ starttls: null, notes: 'patched' });
+    body = (await t.http.put(path).set(bearer(admin)).send({ name: 'Saml put', metadataUrl, starttls: 'xmpp' }).expect(200))
+      .body as EndpointBody;
+    expect(body).toMatchObject({ starttls: null, name: 'Saml put' });
     expect(await stored(saml.id)).toBeNull();
+
+    const manual = await create({ name: 'Manual', type: 'manual' });
+    body = (await t.http.patch(`/api/v1/endpoints/${manual.id}`).set(bearer(admin)).send({ starttls: 'pop3' }).expect(200))
+      .body as EndpointBody;
+    expect(body.starttls).toBeNull();
+    body = (await t.http.put(`/api/v1/endpoints/${manual.id}`).set(bearer(admin)).send({ name: 'Manual', starttls: 'ftp' }).expect(200))
+      .body as EndpointBody;
+    expect(body.starttls).toBeNull();
+    expect(await stored(manual.id)).toBeNull();
   });
 
   it('goes through the bulk import row by row', async () => {
@@ -118,11 +134,12 @@ describe('endpoints: starttls', () => {
       created: number;
       failed: number;
     };
-    expect(result).toMatchObject({ created: 3, failed: 2 });
-    expect(result.results.map((row) => row.status)).toEqual([201, 201, 400, 400, 201]);
-    expect(result.results.map((row) => row.endpoint?.starttls)).toEqual(['smtp', null, undefined, undefined, 'postgres']);
+    expect(result).toMatchObject({ created: 4, failed: 1 });
+    expect(result.results.map((row) => row.status)).toEqual([201, 201, 400, 201, 201]);
+    // The saml row's protocol is ignored, as on create.
+    expect(result.results.map((row) => row.endpoint?.starttls)).toEqual(['smtp', null, undefined, null, 'postgres']);
     expect(result.results[2].error).toContain('starttls must be null or one of');
-    expect(result.results[3].error).toContain('starttls applies to host endpoints only');
+    expect(await stored(result.results[3].endpoint!.id)).toBeNull();
     expect(await stored(result.results[4].endpoint!.id)).toBe('postgres');
   });
 

@@ -111,10 +111,10 @@ describe('Agent', () => {
           });
         };
       });
-    const runner = { offer: jest.fn(), stop: jest.fn(() => Promise.resolve()) };
+    const runner = { offer: jest.fn(), runAll: jest.fn(() => Promise.resolve(0)), stop: jest.fn(() => Promise.resolve()) };
     const agent = new Agent({ client, probe, sweeps: runner, log: () => undefined, newWorkPollMs: 20 });
 
-    // --once runs no sweeps: the agent is not started.
+    // A cycle run alone offers no sweeps: the agent is not started.
     sweeps = [{ sweepId: 'sw-0', networkId: 'n', ranges: ['192.0.2.0/30'], ports: [443] }];
     const once = agent.runOnce();
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -139,6 +139,53 @@ describe('Agent', () => {
       await agent.stop();
     }
     expect(runner.stop).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs the sweeps its cycle listed after the cycle with --once, and says which the API did not hear the end of', async () => {
+    const config = { id: 's', name: 's', isDefault: true, scanCronExpression: '0 0 1 1 *', scanConcurrency: 4, discoveryNetworks: [] };
+    const queued: SweepWorkItem[] = [
+      { sweepId: 'sw-1', networkId: 'n', ranges: ['192.0.2.0/30'], ports: [443] },
+      { sweepId: 'sw-2', networkId: 'n', ranges: ['192.0.2.8/30'], ports: [443] },
+    ];
+    const item: WorkItem = { endpointId: 'e1', type: 'saml', metadataUrl: 'https://idp/md' };
+    const events: string[] = [];
+    const client = {
+      getConfig: () => Promise.resolve(config),
+      getWork: () => Promise.resolve({ items: [item], sweeps: queued }),
+      postResults: (results: ScanResult[]) => {
+        events.push('posted');
+        return Promise.resolve(results.map((r) => ({ resultId: r.resultId, endpointId: r.endpointId, status: 'accepted' as const })));
+      },
+    };
+    const runner = {
+      offer: jest.fn(),
+      runAll: jest.fn((sweeps: readonly SweepWorkItem[]) => {
+        events.push(`swept ${sweeps.map((sweep) => sweep.sweepId).join(',')}`);
+        return Promise.resolve(1);
+      }),
+      stop: jest.fn(() => Promise.resolve()),
+    };
+    const probe = (probed: WorkItem): Promise<ScanResult> => {
+      events.push('probed');
+      return Promise.resolve({
+        resultId: 'r',
+        endpointId: probed.endpointId,
+        type: 'saml',
+        scannedAt: new Date().toISOString(),
+        success: false,
+        error: 'x',
+        finalUrl: null,
+        document: null,
+        digest: null,
+      });
+    };
+    const agent = new Agent({ client, probe, sweeps: runner, log: () => undefined });
+
+    const report = await agent.runOnceThenSweeps();
+    expect(report).toEqual({ cycle: expect.objectContaining({ endpoints: 1, posted: 1, pending: 0 }), sweepsUndelivered: 1 });
+    expect(events).toEqual(['probed', 'posted', 'swept sw-1,sw-2']);
+    expect(runner.runAll).toHaveBeenCalledWith(queued, 4);
+    expect(runner.offer).not.toHaveBeenCalled();
   });
 
   it('runs cycles back to back with backToBack, whatever the cron says', async () => {

@@ -31,11 +31,19 @@ export function nextRunAt(cron: string, now: Date, random: () => number = Math.r
   return new Date(next.getTime() + Math.floor(random() * Math.min(MAX_JITTER_MS, interval / 10)));
 }
 
+/** What `--once` did: its cycle, and the sweeps its work listing named. */
+export interface OnceReport {
+  /** null when the API could not be reached or the cycle failed. */
+  cycle: CycleReport | null;
+  /** Sweeps the API did not hear the end of: their claim or a report could not be delivered. */
+  sweepsUndelivered: number;
+}
+
 export interface AgentDependencies {
   client: Pick<ScannerApiClient, 'getConfig' | 'getWork' | 'postResults'>;
   probe: (item: WorkItem) => Promise<ScanResult>;
-  /** Runs the discovery sweeps each work listing names, beside the scan cycles. */
-  sweeps?: Pick<SweepRunner, 'offer' | 'stop'>;
+  /** Runs the discovery sweeps each work listing names, beside the scan cycles (after the cycle with `--once`). */
+  sweeps?: Pick<SweepRunner, 'offer' | 'runAll' | 'stop'>;
   log: Log;
   random?: () => number;
   /** The long-poll's wait for due work, at most 25 s; also how often sweeps are looked for while a due cycle runs. */
@@ -71,9 +79,9 @@ export class Agent {
   private readonly stopping = new AbortController();
   private stopped = false;
   /**
-   * Sweeps run only in the daemon started by start(). `--once` (runOnce alone) runs one scan
-   * cycle and exits: a sweep may take hours and would hold the exit, so queued sweeps stay queued
-   * for the daemon.
+   * Work listings offer their sweeps to the runner only in the daemon started by start(): a cycle
+   * run alone (runOnce) leaves them queued, and `--once` runs them itself after its cycle
+   * (runOnceThenSweeps).
    */
   private daemon = false;
 
@@ -96,15 +104,35 @@ export class Agent {
     await Promise.all([this.running, this.dueLoop, this.deps.sweeps?.stop()]);
   }
 
-  /** Runs one cycle now (also what `--once` does). */
-  async runOnce(options: { neverScannedOnly?: boolean } = {}): Promise<CycleReport | null> {
+  /** Runs one cycle now; in the daemon, the sweeps its work listing names go to the sweep runner. */
+  runOnce(options: { neverScannedOnly?: boolean } = {}): Promise<CycleReport | null> {
+    return this.runCycleNow(options, (sweeps) => this.offerSweeps(sweeps));
+  }
+
+  /**
+   * What `--once` does (docs/api-contract.md section 7): one cycle, then every sweep queued for
+   * this scanner as the cycle's work listing named them, oldest first, each to its final report,
+   * so that an agent run from cron sweeps too. No sweep runs when the cycle failed: the API was
+   * not reachable, or not for long.
+   */
+  async runOnceThenSweeps(): Promise<OnceReport> {
+    let queued: SweepWorkItem[] = [];
+    const cycle = await this.runCycleNow({}, (sweeps) => (queued = sweeps));
+    if (cycle === null || queued.length === 0 || !this.deps.sweeps || !this.config) return { cycle, sweepsUndelivered: 0 };
+    return { cycle, sweepsUndelivered: await this.deps.sweeps.runAll(queued, this.config.scanConcurrency) };
+  }
+
+  private async runCycleNow(
+    options: { neverScannedOnly?: boolean },
+    listedSweeps: (sweeps: SweepWorkItem[]) => void,
+  ): Promise<CycleReport | null> {
     if (!this.config) await this.reloadConfig();
     if (!this.config) return null;
     const api = this.deps.client;
     const client = {
       getWork: () =>
         api.getWork({ neverScanned: options.neverScannedOnly ?? false }).then((work) => {
-          this.offerSweeps(work.sweeps);
+          listedSweeps(work.sweeps);
           return work.items;
         }),
       postResults: (results: ScanResult[]) => api.postResults(results),

@@ -67,9 +67,17 @@ async function main(): Promise<void> {
   });
 
   if (process.argv.includes('--once')) {
-    const report = await agent.runOnce();
-    // Non-zero when the API could not be reached, or could not take every result.
-    process.exit(report !== null && report.pending === 0 ? 0 : 1);
+    // A sweep may run for hours: a signal (a cron job's time limit) stops it as it stops the
+    // daemon's, after the probes in flight and with a final report, and the run exits as usual.
+    const stopOnce = (signal: string) => {
+      jsonLog('info', `received ${signal}; finishing in-flight work`);
+      void agent.stop();
+    };
+    process.once('SIGTERM', () => stopOnce('SIGTERM'));
+    process.once('SIGINT', () => stopOnce('SIGINT'));
+    const { cycle, sweepsUndelivered } = await agent.runOnceThenSweeps();
+    // Non-zero when the API could not be reached, or could not take every result or sweep report.
+    process.exit(cycle !== null && cycle.pending === 0 && sweepsUndelivered === 0 ? 0 : 1);
   }
 
   let metricsServer: MetricsServer | null = null;

@@ -1761,7 +1761,7 @@ export interface components {
              */
             scannerId?: string | null;
             /**
-             * @description host only: the plain-text upgrade spoken before the TLS handshake (docs/api-contract.md section 13); null (omitted on create and PUT) is implicit TLS. Refused for saml and manual endpoints.
+             * @description host only: the plain-text upgrade spoken before the TLS handshake (docs/api-contract.md section 13); null (omitted on create and PUT) is implicit TLS. Ignored (read back as null) on saml and manual endpoints.
              * @enum {string|null}
              */
             starttls?: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | null;

@@ -64,7 +64,8 @@ let defaultReverseLookup: ReverseLookup | undefined;
  * address space costs no DNS queries); then a TLS handshake on that same connection with that
  * name as SNI, or without SNI, capturing the presented chain. Never throws for a network failure
  * (CONVENTIONS 16): the outcome says what happened. The whole probe ends within connect + reverse
- * + handshake deadlines, plus one more connect and handshake when the server refuses the name.
+ * + handshake deadlines, plus one more connect and handshake when the server refuses the name,
+ * plus POLITE_CLOSE_MS for a service that never answers the close of its session.
  *
  * One connection per target: the handshake is host-probe's `captureHandshake` over the socket the
  * connect opened, so the capture code exists once and a sweep does not knock twice. Failures are

@@ -187,6 +187,24 @@ describe('SweepRunner', () => {
     );
   });
 
+  it('runs every sweep of a listing with runAll (--once) and counts those the API did not hear the end of', async () => {
+    const api = new FakeApi();
+    for (const sweepId of ['sw-1', 'sw-2', 'sw-3']) api.claimable.set(sweepId, sweepOf(sweepId, ['10.0.0.0/30']));
+    api.answer = (report) => {
+      if (report.sweepId === 'sw-2') return new ApiError('API answered 401: token revoked', 401, false);
+      if (report.sweepId === 'sw-3') return { ...ids(report), status: 'rejected', code: 409, error: 'The sweep is not running.' };
+      return { ...ids(report), status: 'accepted' };
+    };
+    const { probe } = fakeProbe();
+    const { runner } = runnerWith(api, probe, { sweepOptions: { reportEveryProbes: 1000 } });
+
+    // sw-4 is not ours any more (its claim answers null): skipped, and the API knows why.
+    const undelivered = await runner.runAll([sweepOf('sw-1', []), sweepOf('sw-2', []), sweepOf('sw-3', []), sweepOf('sw-4', [])], 2);
+
+    expect(undelivered).toBe(1);
+    expect(api.events).toEqual(['claim sw-1', 'report sw-1 final', 'claim sw-2', 'claim sw-3', 'claim sw-4']);
+  });
+
   it('gives up on a report once its retry time is spent', async () => {
     const api = new FakeApi();
     api.claimable.set('sw-1', sweepOf('sw-1', ['10.0.0.0/30']));

@@ -57,6 +57,8 @@ export class SweepRunner {
   private current: { sweepId: string; controller: AbortController } | null = null;
   private loop: Promise<void> | null = null;
   private stopped = false;
+  /** Sweeps whose claim or a report could not be delivered, since the runner was made. */
+  private undelivered = 0;
   /** Reports are given up on after this instant; stop() brings it forward. */
   private stopDeadline = Infinity;
   private wakeSleepers: (() => void)[] = [];
@@ -72,6 +74,18 @@ export class SweepRunner {
     this.concurrency = Math.max(1, concurrency);
     this.queue = sweeps.filter((sweep) => sweep.sweepId !== this.current?.sweepId);
     this.kick();
+  }
+
+  /**
+   * `--once`: runs the sweeps of one work listing, oldest first, and settles when none is left.
+   * Resolves with how many of them the API did not hear the end of (a claim or a report that
+   * could not be delivered); a sweep the API gave to someone else or stopped is not one of them.
+   */
+  async runAll(sweeps: readonly SweepWorkItem[], concurrency: number): Promise<number> {
+    const before = this.undelivered;
+    this.offer(sweeps, concurrency);
+    await this.idle();
+    return this.undelivered - before;
   }
 
   /** Settles when no sweep runs and none is queued (for tests and shutdown). */
@@ -135,6 +149,7 @@ export class SweepRunner {
       if (sweep === null) log('info', `sweep ${sweepId} is no longer queued for this agent; skipping it`, { sweepId });
       return sweep;
     } catch (error) {
+      this.undelivered += 1;
       // Still queued on the API: the next work listing offers it again.
       log(error instanceof ApiError && error.transient ? 'warn' : 'error', `could not claim sweep ${sweepId}: ${messageOf(error)}`, {
         sweepId,
@@ -169,8 +184,10 @@ export class SweepRunner {
       });
     } catch (error) {
       if (error instanceof SweepRejected) log('warn', `sweep ${sweepId} stopped: ${error.message}`, { sweepId });
-      else if (error instanceof SweepReportFailed) log('error', `sweep ${sweepId} failed: ${error.message}`, { sweepId });
-      else {
+      else if (error instanceof SweepReportFailed) {
+        this.undelivered += 1;
+        log('error', `sweep ${sweepId} failed: ${error.message}`, { sweepId });
+      } else {
         // A bug (a probe that threw, a target outside the scope): the API hears why at once.
         log('error', `sweep ${sweepId} failed: ${messageOf(error)}`, { sweepId });
         await this.postFinal(sweepId, addressesProbed, `the agent failed: ${messageOf(error)}`);
@@ -198,6 +215,7 @@ export class SweepRunner {
     try {
       await this.postInOrder(toSweepReports(sweepId, { addressesProbed, findings: [], final: true }, error, this.maxRequestBytes));
     } catch (failure) {
+      this.undelivered += 1;
       this.options.log('error', `could not report the failure of sweep ${sweepId}: ${messageOf(failure)}`, { sweepId });
     }
   }

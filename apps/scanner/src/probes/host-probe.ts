@@ -11,6 +11,7 @@ import {
   type TlsVersionName,
 } from '@certkeeper/domain';
 import { OutboundGuard } from '@certkeeper/net';
+import { GOODBYES } from './starttls';
 import { upgradeConnection } from './tls/hello-exchange';
 
 export interface HostProbeOptions {
@@ -64,8 +65,9 @@ const NODE_VERSION_NAMES: Record<string, TlsVersionName> = {
  * the name resolves to) is a failed scan saying so, and the profile's connections go to the
  * address the handshake reached, never through a second resolution. With `starttls` (CONTRACT
  * section 13) the protocol's upgrade runs between connect and ClientHello, within the handshake
- * deadline; a refused upgrade is a failed scan whose error is the upgrader's message. Never throws
- * for a network failure: the result says what failed.
+ * deadline; a refused upgrade is a failed scan whose error is the upgrader's message, and the
+ * session ends with the protocol's goodbye (GOODBYES) inside TLS. Never throws for a network
+ * failure: the result says what failed.
  */
 export async function probeHost(item: HostWorkItem, options: HostProbeOptions = {}): Promise<HostScanResult> {
   const now = options.now ?? (() => new Date());
@@ -138,6 +140,7 @@ function handshakeWith(item: HostWorkItem, guard: OutboundGuard, connectTimeoutM
       serverName: isIP(item.dnsName) === 0 ? item.dnsName : null,
       handshakeTimeoutMs: remaining(),
       target,
+      goodbye: item.starttls ? GOODBYES[item.starttls](item.dnsName) : null,
     });
   });
 }
@@ -160,13 +163,25 @@ export interface CaptureHandshakeOptions {
   handshakeTimeoutMs: number;
   /** "host:port" for failure messages. Default: the socket's remote address and port. */
   target?: string;
+  /** Said inside the TLS session before close_notify: the STARTTLS protocol's own goodbye (QUIT, LOGOUT, ...). */
+  goodbye?: string | Buffer | null;
 }
+
+/**
+ * How long a probe waits, after its handshake, for the server to close the connection it asked
+ * to end (the goodbye's answer, then close_notify); a server still silent then has it destroyed.
+ * A server answers at once: this bounds only one that never does.
+ */
+export const POLITE_CLOSE_MS = 1000;
 
 /**
  * The TLS handshake over an already-connected socket (reached through the guard by the caller),
  * capturing chain, version and cipher. Verification is off so that expired and private
  * certificates are still observed; the verdict is recorded instead. Takes ownership of the
- * socket: it is destroyed when the promise settles. Rejects with a HandshakeFailure.
+ * socket, which is closed when the promise settles: a completed handshake politely (`goodbye`,
+ * then close_notify, waiting up to POLITE_CLOSE_MS for the server to close its side), so that
+ * the server logs a finished session rather than a failed handshake (docs/decisions/0013); a
+ * failed one at once. Rejects with a HandshakeFailure.
  */
 export function captureHandshake(socket: Socket, options: CaptureHandshakeOptions): Promise<Handshake> {
   const target = options.target ?? `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
@@ -195,6 +210,13 @@ export function captureHandshake(socket: Socket, options: CaptureHandshakeOption
       secure.destroy();
       socket.destroy();
     };
+    const succeed = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const handshake = describe(secure, serverName, resolvedIp);
+      void closePolitely(secure, socket, options.goodbye ?? null).then(() => resolve(handshake));
+    };
     const timer = setTimeout(
       () =>
         finish(() =>
@@ -202,7 +224,7 @@ export function captureHandshake(socket: Socket, options: CaptureHandshakeOption
         ),
       options.handshakeTimeoutMs,
     );
-    secure.once('secureConnect', () => finish(() => resolve(describe(secure, serverName, resolvedIp))));
+    secure.once('secureConnect', succeed);
     const onError = (error: NodeJS.ErrnoException) =>
       finish(() => reject(new HandshakeFailure(describeSocketError(error, target), 'error', error.code ?? null)));
     secure.once('error', onError);
@@ -211,6 +233,31 @@ export function captureHandshake(socket: Socket, options: CaptureHandshakeOption
     secure.once('close', () =>
       finish(() => reject(new HandshakeFailure(`${target} closed the connection during the handshake`, 'closed'))),
     );
+  });
+}
+
+/**
+ * Ends a completed TLS session as a client should: the protocol's goodbye, close_notify
+ * (end(), where destroy() would leave the server a reset or a bare FIN mid-session), then the
+ * server's close, read through so that its answer and session tickets do not turn the close into
+ * a reset. Settles when the connection is closed, by the server or by the deadline.
+ */
+function closePolitely(secure: TLSSocket, socket: Socket, goodbye: string | Buffer | null): Promise<void> {
+  return new Promise((resolve) => {
+    const closed = () => {
+      clearTimeout(deadline);
+      secure.destroy();
+      socket.destroy();
+      resolve();
+    };
+    const deadline = setTimeout(closed, POLITE_CLOSE_MS);
+    // A server may reset rather than answer close_notify: the scan is done either way.
+    secure.on('error', () => undefined);
+    socket.on('error', () => undefined);
+    secure.once('close', closed);
+    secure.resume();
+    if (goodbye !== null) secure.write(goodbye);
+    secure.end();
   });
 }
 

@@ -38,15 +38,13 @@ describe('buildEndpointRecord', () => {
       expect(ok(buildEndpointRecord({ name: 'Mail', dnsName: 'mx.a.com' }, 'replace', host, null)).starttls).toBeNull();
     });
 
-    it('refuses a protocol on saml and manual endpoints, and takes null there', () => {
-      expect(
+    it('ignores a protocol on saml and manual endpoints, which store null, as for dnsName', () => {
+      const saml = ok(
         buildEndpointRecord({ name: 's', type: 'saml', metadataUrl: 'https://idp/md', starttls: 'ldap' }, 'create', null, null),
-      ).toEqual({
-        error: 'starttls applies to host endpoints only (this is a saml endpoint)',
-      });
-      expect(buildEndpointRecord({ name: 'm', type: 'manual', starttls: 'xmpp' }, 'create', null, null)).toEqual({
-        error: 'starttls applies to host endpoints only (this is a manual endpoint)',
-      });
+      );
+      expect(saml.starttls).toBeNull();
+      expect(ok(buildEndpointRecord({ starttls: 'smtp' }, 'patch', saml, null)).starttls).toBeNull();
+      expect(ok(buildEndpointRecord({ name: 'm', type: 'manual', starttls: 'xmpp' }, 'create', null, null)).starttls).toBeNull();
       expect(ok(buildEndpointRecord({ name: 'm', type: 'manual', starttls: null }, 'create', null, null)).starttls).toBeNull();
     });
   });

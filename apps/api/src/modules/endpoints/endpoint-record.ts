@@ -56,11 +56,6 @@ export function buildEndpointRecord(
     scannerId: input.scannerId !== undefined ? input.scannerId : mode === 'patch' ? base.scannerId : null,
   };
   if (!merged.name) return { error: 'name is required' };
-  // Only a host connection can be upgraded; saying so beats silently storing null.
-  if (type !== 'host' && input.starttls !== undefined && input.starttls !== null) {
-    return { error: `starttls applies to host endpoints only (this is a ${type} endpoint)` };
-  }
-
   // A PATCH that does not mention the scanner keeps whatever it had, even null after a deletion.
   const keepsScanner = mode === 'patch' && input.scannerId === undefined;
   const scannerId = keepsScanner ? merged.scannerId : (merged.scannerId ?? defaultScannerId);

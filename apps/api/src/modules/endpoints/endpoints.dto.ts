@@ -101,7 +101,7 @@ export class EndpointInputDto {
     description:
       'host only: the plain-text upgrade spoken before the TLS handshake (docs/api-contract.md section 13); null (omitted on ' +
       'create and PUT) is implicit TLS. ' +
-      'Refused for saml and manual endpoints.',
+      'Ignored (read back as null) on saml and manual endpoints.',
   })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)

@@ -1,5 +1,8 @@
 import { Dialogue, describeReply, readCodedReply } from './dialogue';
-import { StarttlsError, type Upgrader } from './starttls';
+import { type Goodbye, StarttlsError, type Upgrader } from './starttls';
+
+/** RFC 959 4.1.1: the server answers 221 and closes the control connection. */
+export const ftpGoodbye: Goodbye = () => 'QUIT\r\n';
 
 /**
  * FTP AUTH TLS (RFC 4217 4): 220 greeting (often multi-line), AUTH TLS, 234, then the ClientHello.

@@ -1,7 +1,10 @@
 import { Dialogue, MAX_REPLY_LINES, quote } from './dialogue';
-import { StarttlsError, type Upgrader } from './starttls';
+import { type Goodbye, StarttlsError, type Upgrader } from './starttls';
 
 const offersStarttls = (capabilities: string) => /(^|\s)STARTTLS(\s|$)/i.test(capabilities);
+
+/** RFC 9051 6.1.3: `* BYE`, the tagged OK, and the server closes. The tag follows a0 and a1 of the upgrade. */
+export const imapGoodbye: Goodbye = () => 'a2 LOGOUT\r\n';
 
 /**
  * IMAP STARTTLS (RFC 3501 6.2.1, RFC 9051): `* OK` greeting, the capabilities (from the

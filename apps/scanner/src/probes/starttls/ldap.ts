@@ -1,6 +1,6 @@
 import { readExactly } from './byte-reader';
 import { quote } from './dialogue';
-import { StarttlsError, type Upgrader } from './starttls';
+import { type Goodbye, StarttlsError, type Upgrader } from './starttls';
 
 /** RFC 4511 section 4.14: the StartTLS extended operation. */
 export const STARTTLS_OID = '1.3.6.1.4.1.1466.20037';
@@ -14,6 +14,7 @@ const TAG = {
   integer: 0x02,
   enumerated: 0x0a,
   octetString: 0x04,
+  unbindRequest: 0x42, // [APPLICATION 2], primitive NULL
   extendedRequest: 0x77, // [APPLICATION 23], constructed
   extendedResponse: 0x78, // [APPLICATION 24], constructed
   requestName: 0x80, // [0], primitive
@@ -48,6 +49,14 @@ export const STARTTLS_REQUEST = tlv(
   TAG.sequence,
   Buffer.concat([tlv(TAG.integer, Buffer.from([1])), tlv(TAG.extendedRequest, tlv(TAG.requestName, Buffer.from(STARTTLS_OID, 'latin1')))]),
 );
+
+/** RFC 4511 4.3: LDAPMessage { messageID 2, UnbindRequest ([APPLICATION 2] NULL) }; the server closes, answering nothing. */
+export const UNBIND_REQUEST = tlv(
+  TAG.sequence,
+  Buffer.concat([tlv(TAG.integer, Buffer.from([2])), tlv(TAG.unbindRequest, Buffer.alloc(0))]),
+);
+
+export const ldapGoodbye: Goodbye = () => UNBIND_REQUEST;
 
 interface Element {
   tag: number;

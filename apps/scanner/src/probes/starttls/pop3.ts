@@ -1,5 +1,8 @@
 import { Dialogue, MAX_REPLY_LINES, quote } from './dialogue';
-import { StarttlsError, type Upgrader } from './starttls';
+import { type Goodbye, StarttlsError, type Upgrader } from './starttls';
+
+/** RFC 1939 6: QUIT in the AUTHORIZATION state; the server answers +OK and closes. */
+export const pop3Goodbye: Goodbye = () => 'QUIT\r\n';
 
 /**
  * POP3 STLS (RFC 2595 4): +OK greeting, CAPA (RFC 2449) listing STLS, STLS, +OK, then the

@@ -1,10 +1,13 @@
 import { X509Certificate } from 'node:crypto';
+import { connect as tlsConnect } from 'node:tls';
+import { testOutboundGuard } from '@certkeeper/net/testing';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { upgradePostgres } from './postgres';
 import { StarttlsError } from './starttls';
 import { type BinaryServer, type PostgresMode, type ServerCredentials, startPostgresFront } from './testing/binary-servers';
 import { bytesLeftAfterUpgrade, connectPlain, OPENSSL_AVAILABLE, opensslStarttlsLeaf, upgradeThenHandshake } from './testing/clients';
 import { realPostgresAvailable, type RealPostgres, startRealPostgres } from './testing/real-postgres';
+import { probeHost } from '../host-probe';
 
 jest.setTimeout(60_000);
 
@@ -109,6 +112,48 @@ describeWhen(POSTGRES_READY, 'no PostgreSQL binaries or postgres user')('upgrade
   it("captures the certificate PostgreSQL presents after its 'S'", async () => {
     const leaf = await upgradeThenHandshake(postgres.port, upgradePostgres);
     expect(leaf.raw.equals(der)).toBe(true);
+  });
+
+  /**
+   * A client that says Terminate before any StartupMessage, which the server logs as "invalid
+   * length of startup packet": waits for that line and returns the log's length after it.
+   */
+  const logMarker = async (): Promise<number> => {
+    const count = () => postgres.log().split('invalid length of startup packet').length;
+    const before = count();
+    const socket = await connectPlain(postgres.port);
+    await upgradePostgres(socket, { serverName: 'leaf.example.com', readTimeoutMs: 5000 });
+    const marker = tlsConnect({ socket, rejectUnauthorized: false });
+    await new Promise((resolve) => marker.once('secureConnect', resolve));
+    marker.on('error', () => undefined);
+    marker.end(Buffer.from([0x58, 0, 0, 0, 4]));
+    for (let i = 0; i < 500 && count() === before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    return postgres.log().length;
+  };
+
+  it('is scanned without a line in its log: the session ends with close_notify alone, no Terminate', async () => {
+    // Between two markers, so that the lines of earlier tests' connections are out of the way.
+    const from = await logMarker();
+    const scan = await probeHost(
+      {
+        endpointId: '00000000-0000-4000-8000-000000000001',
+        type: 'host',
+        dnsName: 'leaf.example.com',
+        port: postgres.port,
+        ipAddress: '127.0.0.1',
+        starttls: 'postgres',
+        tlsProfileDue: false,
+      },
+      { guard: testOutboundGuard() },
+    );
+    expect(scan.error).toBeNull();
+    const to = await logMarker();
+    const lines = postgres
+      .log()
+      .slice(from, to)
+      .split('\n')
+      .filter((line) => line.includes('LOG:'));
+    expect(lines).toEqual([expect.stringContaining('invalid length of startup packet')]);
   });
 
   describeWhen(OPENSSL_AVAILABLE, 'openssl not on the PATH')('and openssl s_client -starttls postgres', () => {

@@ -1,11 +1,19 @@
 import { readExactly } from './byte-reader';
-import { StarttlsError, type Upgrader } from './starttls';
+import { type Goodbye, StarttlsError, type Upgrader } from './starttls';
 
 /**
  * SSLRequest (PostgreSQL frontend/backend protocol, "SSL Session Encryption"): Int32 length 8,
  * then the request code 1234 << 16 | 5679 (80877103).
  */
 const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
+
+/**
+ * Nothing: close_notify alone. The server expects a StartupMessage first, and reads a Terminate
+ * ('X') there as a startup packet of absurd length, which it logs ("invalid length of startup
+ * packet"); a connection closed cleanly before the StartupMessage it logs nothing for, as
+ * monitoring probes do that.
+ */
+export const postgresGoodbye: Goodbye = () => null;
 
 /**
  * Asks for TLS and reads the server's single-byte answer, and not one byte more: after 'S' the

@@ -1,10 +1,13 @@
 import { Dialogue, describeReply, readCodedReply } from './dialogue';
-import { StarttlsError, type Upgrader } from './starttls';
+import { type Goodbye, StarttlsError, type Upgrader } from './starttls';
 
 /**
  * SMTP STARTTLS (RFC 3207): 220 greeting, EHLO, STARTTLS among the EHLO keywords, STARTTLS,
  * 220, then the ClientHello.
  */
+/** RFC 5321 4.1.1.10: the server answers 221 and closes. */
+export const smtpGoodbye: Goodbye = () => 'QUIT\r\n';
+
 export const upgradeSmtp: Upgrader = async (socket, options) => {
   const dialogue = new Dialogue(socket, options);
   const greeting = await readCodedReply(dialogue, 'greeting', options.readTimeoutMs);

@@ -23,6 +23,12 @@ export class StarttlsError extends Error {
 }
 
 /**
+ * What a protocol says inside the TLS session, after the handshake, to end the session as its
+ * clients do, given the endpoint's DNS name; null: nothing, close_notify alone ends it.
+ */
+export type Goodbye = (serverName: string) => string | Buffer | null;
+
+/**
  * Speaks one protocol's plain-text dialogue on a connected socket up to the point where the
  * server expects a TLS ClientHello, then resolves, leaving the socket paused with nothing of the
  * server's unread (the TLS layer reads next). Every read has a deadline and every line a size cap.

@@ -1,5 +1,5 @@
 import { Dialogue, quote } from './dialogue';
-import { StarttlsError, type Upgrader } from './starttls';
+import { type Goodbye, StarttlsError, type Upgrader } from './starttls';
 
 /** The stream header and features a server may send before STARTTLS: generous, bounded. */
 export const MAX_FEATURES_BYTES = 64 * 1024;
@@ -36,6 +36,17 @@ function throwIfStreamEnded(xml: string, what: string): void {
   if (STREAM_END.test(xml)) throw new StarttlsError(`server closed the stream in ${what}`);
 }
 
+const streamHeader = (serverName: string) =>
+  `<?xml version='1.0'?><stream:stream to='${xmlAttribute(serverName)}' xmlns='jabber:client' ` +
+  `xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>`;
+
+/**
+ * RFC 6120 5.4.3.3 and 4.4: after TLS the client opens a new stream, and it ends a stream by
+ * closing it; a bare `</stream:stream>` would close a stream never opened inside the TLS session,
+ * which a server reads as not-well-formed XML.
+ */
+export const xmppGoodbye: Goodbye = (serverName) => `${streamHeader(serverName)}</stream:stream>`;
+
 /**
  * XMPP STARTTLS (RFC 6120 5.4): open the client stream to serverName, read the stream features
  * until they offer <starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>, send <starttls/>, expect
@@ -44,10 +55,7 @@ function throwIfStreamEnded(xml: string, what: string): void {
  */
 export const upgradeXmpp: Upgrader = async (socket, options) => {
   const dialogue = new Dialogue(socket, options);
-  dialogue.write(
-    `<?xml version='1.0'?><stream:stream to='${xmlAttribute(options.serverName)}' xmlns='jabber:client' ` +
-      `xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>`,
-  );
+  dialogue.write(streamHeader(options.serverName));
   const features = await dialogue.readUntil('stream features', MAX_FEATURES_BYTES, (text) =>
     endOfFirst(text, [FEATURES_END, STREAM_ERROR, STREAM_END]),
   );

@@ -11,6 +11,11 @@ export interface BinaryServer {
   port: number;
   /** Every request the server received, as sent: the LDAP message or the 8-byte SSLRequest. */
   requests: Buffer[];
+  /**
+   * Each TLS session that ended after its handshake: what the client sent inside it, and whether
+   * it ended with the client's close_notify or an error (a reset).
+   */
+  sessions: { received: Buffer; ended: 'close_notify' | 'error' }[];
   close(): Promise<void>;
 }
 
@@ -76,10 +81,21 @@ function extendedResponse(messageId: number, resultCode: number, diagnostic: str
   return ber(0x30, Buffer.concat([ber(0x02, Buffer.from([messageId])), ber(0x78, Buffer.concat(result))]));
 }
 
-/** Upgrades the server side, presenting the credentials; TLS errors (a probe hanging up) are expected. */
-function serveTls(socket: Socket, credentials: ServerCredentials): void {
+/**
+ * Upgrades the server side, presenting the credentials; TLS errors (a probe hanging up) are
+ * expected. A completed session is recorded in `server.sessions` when it ends.
+ */
+function serveTls(socket: Socket, credentials: ServerCredentials, server: BinaryServer): void {
   const secure = new TLSSocket(socket, { isServer: true, key: credentials.key, cert: credentials.cert });
-  secure.on('error', () => secure.destroy());
+  let established = false;
+  let received = Buffer.alloc(0);
+  secure.on('secure', () => (established = true));
+  secure.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+  secure.on('end', () => server.sessions.push({ received, ended: 'close_notify' }));
+  secure.on('error', () => {
+    if (established) server.sessions.push({ received, ended: 'error' });
+    secure.destroy();
+  });
   // A client that completes the handshake and then waits (openssl s_client) is released by the client's own close.
   secure.resume();
 }
@@ -90,6 +106,7 @@ async function listen(onConnection: (socket: Socket, server: BinaryServer) => vo
   const binary: BinaryServer = {
     port: 0,
     requests: [],
+    sessions: [],
     close: () =>
       new Promise((resolve) => {
         sockets.forEach((socket) => socket.destroy());
@@ -149,9 +166,9 @@ export function startLdapServer(mode: LdapMode, credentials: ServerCredentials):
         switch (mode) {
           case 'accept':
             socket.write(success());
-            return serveTls(socket, credentials);
+            return serveTls(socket, credentials, server);
           case 'accept-trickle':
-            return void trickle(socket, success()).then(() => serveTls(socket, credentials));
+            return void trickle(socket, success()).then(() => serveTls(socket, credentials, server));
           case 'accept-trailing':
             socket.write(Buffer.concat([success(), Buffer.from('TRAILING')]));
             return;
@@ -192,7 +209,7 @@ export function startPostgresFront(mode: PostgresMode, credentials: ServerCreden
         switch (mode) {
           case 'accept':
             socket.write('S');
-            return serveTls(socket, credentials);
+            return serveTls(socket, credentials, server);
           case 'accept-trailing':
             socket.write('SXYZ');
             return;

@@ -11,6 +11,8 @@ export const POSTGRES_BIN = join(__dirname, '../../../../../../node_modules/@emb
 
 export interface RealPostgres {
   port: number;
+  /** What the server has written to its log (stderr) so far. */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -100,16 +102,17 @@ export async function startRealPostgres(credentials: ServerCredentials): Promise
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     server = started;
+    let log = '';
+    started.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
-      let log = '';
-      started.stderr.on('data', (chunk: Buffer) => {
-        log += chunk.toString();
+      started.stderr.on('data', () => {
         if (log.includes('ready to accept connections')) resolve();
       });
       started.once('exit', (code) => reject(new Error(`postgres exited with ${code}: ${log}`)));
     });
     return {
       port,
+      log: () => log,
       stop: async () => {
         if (started.exitCode === null && started.signalCode === null) {
           await new Promise((resolve) => {

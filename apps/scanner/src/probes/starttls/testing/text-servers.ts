@@ -37,6 +37,12 @@ export interface TextServer {
   fingerprint256: string;
   /** Connections that reached the TLS handshake's end. */
   readonly handshakes: number;
+  /** TLS sessions in which the client said its protocol's goodbye (QUIT, LOGOUT, a closed stream); answered, then closed. */
+  readonly goodbyes: number;
+  /** TLS sessions the client ended with close_notify (the session's 'end'), not a reset. */
+  readonly cleanCloses: number;
+  /** TLS sessions that ended in an error (ECONNRESET) after their handshake: what a server logs as a broken session. */
+  readonly brokenSessions: number;
   close(): Promise<void>;
 }
 
@@ -47,6 +53,9 @@ export async function startTextServer(options: TextServerOptions): Promise<TextS
   const { keyPem: key, certPem: cert } = options.credentials;
   const sockets = new Set<Socket>();
   let handshakes = 0;
+  let goodbyes = 0;
+  let cleanCloses = 0;
+  let brokenSessions = 0;
 
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -57,8 +66,28 @@ export async function startTextServer(options: TextServerOptions): Promise<TextS
       socket.removeAllListeners('data');
       socket.pause();
       const secure = new TLSSocket(socket, { isServer: true, key, cert });
-      secure.on('secure', () => (handshakes += 1));
-      secure.on('error', () => socket.destroy());
+      let established = false;
+      secure.on('secure', () => {
+        handshakes += 1;
+        established = true;
+      });
+      secure.on('error', () => {
+        if (established) brokenSessions += 1;
+        socket.destroy();
+      });
+      secure.on('end', () => {
+        if (established) cleanCloses += 1;
+      });
+      // Inside the session the server answers only the goodbye, and then closes, as real servers do.
+      let said = '';
+      secure.on('data', (chunk: Buffer) => {
+        said += chunk.toString('latin1');
+        const answer = goodbyeAnswer(options.protocol, said, name);
+        if (answer === null) return;
+        goodbyes += 1;
+        said = '';
+        secure.end(answer);
+      });
     };
     const session = options.protocol === 'xmpp' ? xmppSession(name, options) : lineSession(name, options);
     if (options.stall !== 'greeting') socket.write(session.greeting);
@@ -90,12 +119,33 @@ export async function startTextServer(options: TextServerOptions): Promise<TextS
     get handshakes() {
       return handshakes;
     },
+    get goodbyes() {
+      return goodbyes;
+    },
+    get cleanCloses() {
+      return cleanCloses;
+    },
+    get brokenSessions() {
+      return brokenSessions;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The answer to the protocol's goodbye once `said` (inside TLS) holds it; null until then. */
+function goodbyeAnswer(protocol: TextProtocol, said: string, name: string): string | null {
+  if (protocol === 'xmpp') {
+    return /<\/stream:stream>/.test(said) ? `<?xml version='1.0'?><stream:stream from='${name}' version='1.0'></stream:stream>` : null;
+  }
+  for (const line of said.split('\r\n')) {
+    const answer = /^(\S+ )?(QUIT|LOGOUT)$/i.test(line) ? SCRIPTS[protocol].answer(line, name, true) : null;
+    if (answer) return answer.reply;
+  }
+  return null;
 }
 
 interface Session {
