@@ -1,6 +1,9 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { UPKEEP_MIN_ROWS, UPKEEP_TABLE_FRACTION } from '../src/database/table-upkeep';
+import { eventually } from './support/eventually';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { databaseUrl } from './support/test-database';
 
 interface TableState {
   rows: number;
@@ -90,5 +93,27 @@ describe('statistics after a bulk import', () => {
     expect(state.rows).toBe(9010);
     // 6,000 rows came in requests of 200: the table was analysed on the way, not left at 3,010.
     expect(state.reltuples).toBeGreaterThanOrEqual(state.rows / (1 + UPKEEP_TABLE_FRACTION) - UPKEEP_MIN_ROWS);
+  });
+
+  it('counts rows written elsewhere (another replica, psql) toward the threshold', async () => {
+    const { reltuples, modifiedSinceAnalyze } = await tableState();
+    const elsewhere = Math.ceil(UPKEEP_MIN_ROWS + UPKEEP_TABLE_FRACTION * reltuples);
+    const other = new Client({ connectionString: databaseUrl(t.databaseName) });
+    await other.connect();
+    try {
+      await other.query(
+        `INSERT INTO endpoints (name, type, tags, search_text) SELECT 'elsewhere ' || i, 'manual', '{}', 'elsewhere ' || i FROM generate_series(1, $1) AS i`,
+        [elsewhere],
+      );
+    } finally {
+      await other.end(); // a closing connection reports its counts
+    }
+    const reported = await eventually(tableState, (state) => state.modifiedSinceAnalyze >= modifiedSinceAnalyze + elsewhere, 10_000);
+    expect(reported.modifiedSinceAnalyze).toBeGreaterThanOrEqual(modifiedSinceAnalyze + elsewhere);
+
+    await importRows(1); // below the threshold alone
+    const state = await tableState();
+    expect(state.modifiedSinceAnalyze).toBe(0);
+    expect(state.reltuples).toBe(state.rows);
   });
 });

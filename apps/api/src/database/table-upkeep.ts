@@ -71,9 +71,7 @@ export class TableUpkeep {
         { maxWaitMs: LOCK_WAIT_MS },
       );
     } catch (error) {
-      this.logger.warn(
-        `Statistics of ${table} not refreshed after a large write: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.logger.warn(`Statistics of ${table} not refreshed after a write: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }
