@@ -1,4 +1,5 @@
 import { recordFigure } from '@certkeeper/net/testing';
+import { Client } from 'pg';
 import { importInventoryEndpoints, seedInventory, settleInventory, withApiOnFreshDatabase } from './inventory-seed';
 import { type ApiProcess, type LoadResult, measure, median, memoryOf } from './lib';
 
@@ -55,6 +56,24 @@ const figures = (result: LoadResult, perSecondTarget?: number) =>
     perSecondTarget === undefined ? '' : `  ${result.perSecond.toFixed(0).padStart(4)} req/s`
   }`;
 
+/** How far the endpoints table's statistics and visibility map are behind its rows, and whether autovacuum came by. */
+async function endpointsTableState(databaseUrl: string): Promise<string> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const [row] = (
+      await client.query<{ changed: string; visible: number; pages: number; autovacuumed: boolean }>(
+        `SELECT s.n_mod_since_analyze AS changed, c.relallvisible AS visible, c.relpages AS pages,
+                s.last_autoanalyze IS NOT NULL OR s.last_autovacuum IS NOT NULL AS autovacuumed
+           FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.relname = 'endpoints'`,
+      )
+    ).rows;
+    return `${row.changed} rows changed since its last analyse, ${row.visible} of ${row.pages} pages known all-visible, ${row.autovacuumed ? 'autovacuum has been' : 'autovacuum not yet'}`;
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
   await withApiOnFreshDatabase('inventory', async (api, token, databaseUrl) => {
     // Requests of BULK_ROWS, like the timed imports below: the peak memory row stays one of reads and 10,000-row imports.
@@ -64,7 +83,9 @@ async function main(): Promise<void> {
       `imported ${ROWS} endpoints through POST /endpoints/bulk (${Math.ceil(ROWS / BULK_ROWS)} requests of ${BULK_ROWS}) in ${(importMs / 1000).toFixed(1)} s, then certificates and links\n`,
     );
     // Right after the import: autovacuum visits once a minute, and these reads take about 40 s.
+    process.stdout.write(`endpoints table before the reads: ${await endpointsTableState(databaseUrl)}\n`);
     const afterImport = await measureReads(api, token);
+    process.stdout.write(`endpoints table after the reads: ${await endpointsTableState(databaseUrl)}\n`);
     await settleInventory(databaseUrl);
     const settled = await measureReads(api, token);
 
