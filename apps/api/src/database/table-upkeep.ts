@@ -49,7 +49,9 @@ export class TableUpkeep {
    * since its last analyse or vacuum (by anyone, on any replica) pass the threshold above. The
    * check holds the table's write lock, so no write to it is half done elsewhere while it counts
    * and vacuums: PostgreSQL resets the counters when a vacuum ends, forgetting rows committed
-   * during it. SKIP_LOCKED leaves the table to whoever (autovacuum) is already vacuuming it.
+   * during it. For the same reason it does not skip a table autovacuum is at (SKIP_LOCKED): that
+   * vacuum may have begun before the write committed. Asking for the table's lock interrupts
+   * autovacuum after deadlock_timeout (a second by default), and this vacuum covers every row.
    *
    * A failure is logged, not thrown: the write it follows has committed, and autovacuum still
    * comes by later.
@@ -66,7 +68,7 @@ export class TableUpkeep {
             [table, UPKEEP_MIN_ROWS, UPKEEP_TABLE_FRACTION],
           );
           // VACUUM cannot run inside a transaction block; each pooled query is its own.
-          if (due) await this.dataSource.query(`VACUUM (ANALYZE, SKIP_LOCKED) ${quoteIdentifier(table)}`);
+          if (due) await this.dataSource.query(`VACUUM (ANALYZE) ${quoteIdentifier(table)}`);
         },
         { maxWaitMs: LOCK_WAIT_MS },
       );
