@@ -8,6 +8,7 @@ import { ForgetAfterWrites } from './forget-after-writes.interceptor';
 import { DatabaseNotifications } from './notifications';
 import { dataSourceOptions } from './data-source-options';
 import { runMigrationsUnderLock } from './migrate';
+import { TableUpkeep } from './table-upkeep';
 import { readTimestampsQuickly } from './timestamps';
 
 @Module({})
@@ -32,10 +33,11 @@ export class DatabaseModule {
         DatabaseHealth,
         CountCache,
         DatabaseNotifications,
+        TableUpkeep,
         // Global: a write request, whichever module serves it, may change what the caches hold.
         { provide: APP_INTERCEPTOR, useClass: ForgetAfterWrites },
       ],
-      exports: [DatabaseHealth, CountCache, DatabaseNotifications],
+      exports: [DatabaseHealth, CountCache, DatabaseNotifications, TableUpkeep],
     };
   }
 }

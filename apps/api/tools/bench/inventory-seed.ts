@@ -2,27 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { type ApiProcess, login, startApi, stopApi, withBenchDatabase } from './lib';
 
-/** 80% host, 15% saml, 5% manual endpoints, one certificate each, notAfter from -30 to +365 days. */
-export async function seedInventory(databaseUrl: string, rows: number): Promise<void> {
+/**
+ * 80% host, 15% saml, 5% manual endpoints, one certificate each, notAfter from -30 to +365 days,
+ * then VACUUM (ANALYZE). With `endpointsImported`, the endpoints are already there (see
+ * importInventoryEndpoints) and only the certificates and links written here are vacuumed: the
+ * endpoints stay as the import left them.
+ */
+export async function seedInventory(databaseUrl: string, rows: number, { endpointsImported = false } = {}): Promise<void> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const scanner = (await client.query<{ id: string }>('SELECT id FROM scanners WHERE is_default')).rows[0].id;
-    // Endpoints: 80% host, 15% saml, 5% manual; tags from a small vocabulary.
-    await client.query(
-      `INSERT INTO endpoints (name, type, scanner_id, tags, dns_name, port, metadata_url, search_text)
-       SELECT format('endpoint-%s', lpad(i::text, 6, '0')),
-              CASE WHEN i % 20 < 16 THEN 'host' WHEN i % 20 < 19 THEN 'saml' ELSE 'manual' END,
-              CASE WHEN i % 20 < 19 THEN $2::uuid END,
-              ARRAY[(ARRAY['env:prod','env:test','env:dev'])[1 + i % 3], format('team:%s', i % 10)],
-              CASE WHEN i % 20 < 16 THEN format('host-%s.example.com', i) END,
-              CASE WHEN i % 20 < 16 THEN 443 END,
-              CASE WHEN i % 20 >= 16 AND i % 20 < 19 THEN format('https://idp-%s.example.org/metadata', i) END,
-              lower(format('endpoint-%s %s', lpad(i::text, 6, '0'),
-                CASE WHEN i % 20 < 16 THEN format('host-%s.example.com', i) WHEN i % 20 < 19 THEN format('https://idp-%s.example.org/metadata', i) ELSE '' END))
-         FROM generate_series(1, $1) AS i`,
-      [rows, scanner],
-    );
+    if (!endpointsImported) await insertEndpoints(client, rows, scanner);
     // Certificates: notAfter spread from 30 days ago to 365 days ahead.
     await client.query(
       `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, issuer_common_name, sans,
@@ -41,11 +32,70 @@ export async function seedInventory(databaseUrl: string, rows: number): Promise<
          JOIN (SELECT fingerprint, not_after, row_number() OVER (ORDER BY serial_number) AS n FROM certificates) c USING (n)`,
     );
     // Measure a steady state: statistics fresh, visibility map set, dirty pages already written.
+    await client.query(endpointsImported ? 'VACUUM (ANALYZE) certificates, endpoint_certificates' : 'VACUUM (ANALYZE)');
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Endpoints 1 to `rows`: 80% host, 15% saml, 5% manual; tags from a small vocabulary (as inventoryEndpoint). */
+async function insertEndpoints(client: Client, rows: number, scanner: string): Promise<void> {
+  await client.query(
+    `INSERT INTO endpoints (name, type, scanner_id, tags, dns_name, port, metadata_url, search_text)
+       SELECT format('endpoint-%s', lpad(i::text, 6, '0')),
+              CASE WHEN i % 20 < 16 THEN 'host' WHEN i % 20 < 19 THEN 'saml' ELSE 'manual' END,
+              CASE WHEN i % 20 < 19 THEN $2::uuid END,
+              ARRAY[(ARRAY['env:prod','env:test','env:dev'])[1 + i % 3], format('team:%s', i % 10)],
+              CASE WHEN i % 20 < 16 THEN format('host-%s.example.com', i) END,
+              CASE WHEN i % 20 < 16 THEN 443 END,
+              CASE WHEN i % 20 >= 16 AND i % 20 < 19 THEN format('https://idp-%s.example.org/metadata', i) END,
+              lower(format('endpoint-%s %s', lpad(i::text, 6, '0'),
+                CASE WHEN i % 20 < 16 THEN format('host-%s.example.com', i) WHEN i % 20 < 19 THEN format('https://idp-%s.example.org/metadata', i) ELSE '' END))
+         FROM generate_series(1, $1) AS i`,
+    [rows, scanner],
+  );
+}
+
+/** VACUUM (ANALYZE) of the whole database and a checkpoint: the state autovacuum reaches in time. */
+export async function settleInventory(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
     await client.query('VACUUM (ANALYZE)');
     await client.query('CHECKPOINT');
   } finally {
     await client.end();
   }
+}
+
+/** Endpoint `i` of the inventory as a bulk-import record: the name, type, tags and address of seedInventory's row `i`. */
+export function inventoryEndpoint(i: number): Record<string, unknown> {
+  const name = `endpoint-${String(i).padStart(6, '0')}`;
+  const tags = [['env:prod', 'env:test', 'env:dev'][i % 3], `team:${i % 10}`];
+  if (i % 20 < 16) return { name, type: 'host', dnsName: `host-${i}.example.com`, tags };
+  if (i % 20 < 19) return { name, type: 'saml', metadataUrl: `https://idp-${i}.example.org/metadata`, tags };
+  return { name, type: 'manual', tags };
+}
+
+/**
+ * Imports endpoints 1 to `rows` through `POST /endpoints/bulk` in requests of `perRequest` rows,
+ * as an operator's import would; resolves with the time it took in ms.
+ */
+export async function importInventoryEndpoints(api: ApiProcess, token: string, rows: number, perRequest: number): Promise<number> {
+  const begun = performance.now();
+  for (let first = 1; first <= rows; first += perRequest) {
+    const count = Math.min(perRequest, rows - first + 1);
+    const response = await fetch(`${api.baseUrl}/api/v1/endpoints/bulk`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(Array.from({ length: count }, (_, i) => inventoryEndpoint(first + i))),
+      signal: AbortSignal.timeout(120_000),
+    });
+    const body = (await response.json()) as { created?: number };
+    if (body.created !== count) throw new Error(`bulk import answered ${response.status}, created ${body.created}`);
+  }
+  return performance.now() - begun;
 }
 
 /**
@@ -59,6 +109,20 @@ export async function withSeededApi(
   work: (api: ApiProcess, token: string, databaseUrl: string) => Promise<void>,
   prepare?: (databaseUrl: string) => Promise<void>,
 ): Promise<void> {
+  await withApiOnFreshDatabase(name, async (api, token, databaseUrl) => {
+    const seeding = performance.now();
+    await seedInventory(databaseUrl, rows);
+    await prepare?.(databaseUrl);
+    process.stdout.write(`seeded ${rows} endpoints, certificates and links in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
+    await work(api, token, databaseUrl);
+  });
+}
+
+/** An API process on a fresh, empty embedded PostgreSQL and a token of its administrator; both go afterwards. */
+export async function withApiOnFreshDatabase(
+  name: string,
+  work: (api: ApiProcess, token: string, databaseUrl: string) => Promise<void>,
+): Promise<void> {
   await withBenchDatabase(name, async (database) => {
     let api: ApiProcess | undefined;
     try {
@@ -70,10 +134,6 @@ export async function withSeededApi(
         ADMIN_EMAIL: 'bench@example.com',
         ADMIN_PASSWORD: password,
       });
-      const seeding = performance.now();
-      await seedInventory(database.url, rows);
-      await prepare?.(database.url);
-      process.stdout.write(`seeded ${rows} endpoints, certificates and links in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
       await work(api, await login(api.baseUrl, 'bench@example.com', password), database.url);
     } finally {
       if (api) await stopApi(api);

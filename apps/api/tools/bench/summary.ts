@@ -16,6 +16,8 @@ const EXPECTED_ROWS = [
   /^GET \/certificates\/expiring/,
   /^GET \/certificates\/active/,
   /^GET \/search/,
+  /^GET \/endpoints\?limit=50 \(offset 50000\), \d+ rows, right after a bulk import/,
+  /^GET \/endpoints\?limit=50&type=host&tag=env:prod, \d+ rows, right after a bulk import/,
   /^npm start to healthy, first start/,
   /^npm start to healthy, later start/,
   /^API peak memory, inventory/,

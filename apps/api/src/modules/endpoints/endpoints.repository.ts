@@ -5,6 +5,7 @@ import { ENDPOINT_WRITE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { CountCache } from '../../database/count-cache';
 import { escapeLike, searchSortKey } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
+import { TableUpkeep } from '../../database/table-upkeep';
 import type { Transaction } from '../../database/transaction';
 import type { StarttlsProtocol } from '@certkeeper/domain';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
@@ -86,6 +87,7 @@ export class EndpointsRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly counts: CountCache,
+    private readonly upkeep: TableUpkeep,
   ) {}
 
   withWriteLock<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
@@ -153,9 +155,11 @@ export class EndpointsRepository {
 
   /**
    * Inserts in one statement per chunk and returns the rows as stored (a new endpoint has no scan
-   * yet). Ids are chosen by the caller so results map back to request rows.
+   * yet). Ids are chosen by the caller so results map back to request rows. Call
+   * keepStatisticsCurrent once the transaction has committed.
    */
   async insertMany(records: (EndpointRecord & { id: string })[], transaction: Transaction): Promise<EndpointRow[]> {
+    if (records.length > 0) await this.upkeep.beforeCommit(transaction);
     const CHUNK = 2000;
     const inserted: EndpointRow[] = [];
     for (let start = 0; start < records.length; start += CHUNK) {
@@ -172,6 +176,14 @@ export class EndpointsRepository {
       inserted.push(...rows);
     }
     return inserted;
+  }
+
+  /**
+   * After inserts have committed: the table's statistics and visibility map are brought up to date
+   * once enough rows changed (TableUpkeep), so the list's plans fit the rows just imported.
+   */
+  keepStatisticsCurrent(): Promise<void> {
+    return this.upkeep.afterWrite('endpoints', ENDPOINT_WRITE_LOCK_KEY);
   }
 
   async update(id: string, record: EndpointRecord, transaction: Transaction): Promise<void> {

@@ -100,7 +100,7 @@ export class EndpointsService {
     const requestedScanners = inputs.flatMap((input) => (typeof input !== 'string' && input.scannerId ? [input.scannerId] : []));
     const knownScanners = await this.endpoints.existingScannerIds([...new Set(requestedScanners)]);
 
-    return this.endpoints.withWriteLock(async (transaction) => {
+    const results = await this.endpoints.withWriteLock(async (transaction) => {
       const defaultScannerId = await this.endpoints.defaultScannerId(transaction);
       const built = inputs.map((input, index) => buildRow(input, index, knownScanners, defaultScannerId));
       const candidates = built.filter((row): row is BuiltRow => 'record' in row);
@@ -139,6 +139,9 @@ export class EndpointsService {
         'pending' in o ? { index: o.index, ok: true as const, status: 201 as const, endpoint: inserted.get(o.pending.id)! } : o,
       );
     });
+    // Before the response: a client listing right after its import gets plans made for its rows.
+    if (results.some((result) => result.ok)) await this.endpoints.keepStatisticsCurrent();
+    return results;
   }
 
   /** PUT (mode replace) or PATCH (mode patch). */
