@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomBytes } from 'node:crypto';
 import { OutboundDenyList, parseOutboundDeny } from '@certkeeper/net';
 import request from 'supertest';
@@ -82,6 +83,9 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
   const logs: Record<string, unknown>[] = [];
   const logger = new JsonLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
   const app = await createApp(config, { logger, clock });
+  // The jobs' wall-clock schedules stay off: a test runs a job by calling it, so an hourly alert
+  // run or a minute's discovery tick never lands between two steps of a test.
+  for (const job of app.get(SchedulerRegistry).getCronJobs().values()) await job.stop();
   // Listen once: supertest on an unbound server opens and closes a port per request, which
   // resets connections when the machine is busy. Idle keep-alive sockets stay open meanwhile.
   await app.listen(0, '127.0.0.1');
