@@ -8,6 +8,7 @@ import { openRowStream, type RowStream, type SqlQuery } from '../../database/row
 import type { Transaction } from '../../database/transaction';
 import type { StarttlsProtocol } from '@certkeeper/domain';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
+import type { EndpointSort } from './endpoint-sort';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import { SCAN_WORK_CHANNEL } from './scan-work-channel';
 import { TlsProfileEntity } from './tls-profile.entity';
@@ -44,6 +45,10 @@ export interface EndpointCriteria {
   q?: string;
   /** A protocol, or 'none' for implicit TLS (host endpoints without an upgrade). */
   starttls?: StarttlsProtocol | 'none';
+  /** Only endpoints with a current certificate whose notAfter is before this instant (expires_within). */
+  expiringBefore?: Date;
+  /** The list's order; name when omitted. */
+  sort?: EndpointSort;
 }
 
 export interface EndpointFilter extends EndpointCriteria {
@@ -68,7 +73,7 @@ export function endpointIdentity(
 const STORED_COLUMNS = `e.id, e.name, e.type, e.enabled, e.scan_exempt AS "scanExempt", e.scanner_id AS "scannerId", e.notes, e.tags,
          e.dns_name AS "dnsName", e.port, e.ip_address AS "ipAddress", e.starttls, e.metadata_url AS "metadataUrl",
          e.saml_metadata AS "samlMetadata", e.error_since AS "errorSince", e.last_scanned_at AS "lastScannedAt",
-         e.last_scan_error AS "lastScanError", e.created_at AS "createdAt", e.updated_at AS "updatedAt"`;
+         e.last_scan_error AS "lastScanError", e.soonest_not_after AS "soonestNotAfter", e.created_at AS "createdAt", e.updated_at AS "updatedAt"`;
 
 const ENDPOINT_COLUMNS = `${STORED_COLUMNS}, latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp"`;
 
@@ -101,23 +106,24 @@ export class EndpointsRepository {
   }
 
   /**
-   * One page sorted by name, and the number of all matches. A search (`q`) is counted first: how
-   * many match decides how the page is found (searchSortKey); other pages count alongside.
+   * One page in the requested order, and the number of all matches. A search (`q`) is counted
+   * first: how many match decides how a page by name is found (searchSortKey); other pages count
+   * alongside.
    */
   async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
     const { where, params } = matching(filter);
-    const count = this.counts.count(countQuery(where, params), ['endpoints']);
-    const nameKey = filter.q ? searchSortKey('e.name', await count) : 'e.name';
+    const count = this.countOf(where, params, filter);
+    const order = orderOf(filter.sort ?? 'name', filter.q ? await count : undefined);
     const param = (value: unknown) => `$${params.push(value)}`;
     const [rows, total] = await Promise.all([
-      // The window is chosen over (name, id) alone, an index-only scan even at a deep offset; the
-      // rows and their latest scan are read for the page's 50 ids only.
+      // The window is chosen over (sort key, id) alone, an index-only scan even at a deep offset;
+      // the rows and their latest scan are read for the page's 50 ids only.
       this.dataSource.query<EndpointRow[]>(
         `SELECT ${ENDPOINT_COLUMNS}
-           FROM (SELECT e.id FROM endpoints e ${where} ORDER BY ${nameKey}, e.id LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}) page
+           FROM (SELECT e.id FROM endpoints e ${where} ORDER BY ${order.window} LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}) page
            JOIN endpoints e ON e.id = page.id
            ${LATEST_SCAN}
-          ORDER BY e.name, e.id`,
+          ORDER BY ${order.rows}`,
         params,
       ),
       count,
@@ -128,12 +134,20 @@ export class EndpointsRepository {
   /** The number of endpoints matching the list filters. */
   countMatching(criteria: EndpointCriteria): Promise<number> {
     const { where, params } = matching(criteria);
-    return this.counts.count(countQuery(where, params), ['endpoints']);
+    return this.countOf(where, params, criteria);
   }
 
-  /** Every endpoint matching the list filters, in the list's order (by name), for an export. */
+  /** Every endpoint matching the list filters, in the list's order, for an export. */
   streamMatching(criteria: EndpointCriteria): Promise<RowStream<EndpointRow>> {
     return openRowStream(this.dataSource, matchingQuery(criteria));
+  }
+
+  /** From the count cache, unless the filters depend on the clock (expires_within), which nothing notifies. */
+  private async countOf(where: string, params: unknown[], criteria: EndpointCriteria): Promise<number> {
+    const query = countQuery(where, params);
+    if (criteria.expiringBefore === undefined) return this.counts.count(query, ['endpoints']);
+    const rows = await this.dataSource.query<{ total: number }[]>(query.text, query.values);
+    return rows[0].total;
   }
 
   /** The identities (see endpointIdentity) already taken among endpoints that could collide with `records`. */
@@ -272,6 +286,7 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
   if (criteria.starttls === 'none') conditions.push(`e.type = 'host' AND e.starttls IS NULL`);
   else if (criteria.starttls) conditions.push(`e.starttls = ${param(criteria.starttls)}`);
   if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
+  if (criteria.expiringBefore) conditions.push(`e.soonest_not_after < ${param(criteria.expiringBefore)}`);
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
@@ -283,7 +298,33 @@ function countQuery(where: string, params: unknown[]): SqlQuery {
 /** Every matching endpoint with its latest scan, in the order of the list. */
 function matchingQuery(criteria: EndpointCriteria): SqlQuery {
   const { where, params } = matching(criteria);
-  return { text: `${SELECT_ENDPOINT} ${where} ORDER BY e.name, e.id`, values: params };
+  return { text: `${SELECT_ENDPOINT} ${where} ORDER BY ${orderOf(criteria.sort ?? 'name').rows}`, values: params };
+}
+
+/**
+ * Each sort key's ORDER BY, written as its index (migration EndpointListSorts) is, so that the
+ * page's window is an index-only scan. Endpoints without a value (no current certificate, never
+ * scanned) come last in both directions; ties go by id, reversed with the key.
+ */
+const SORT_ORDERS: Record<EndpointSort, string> = {
+  name: 'e.name COLLATE certkeeper_natural, e.id',
+  '-name': 'e.name COLLATE certkeeper_natural DESC, e.id DESC',
+  daysRemaining: 'e.soonest_not_after, e.id',
+  '-daysRemaining': 'e.soonest_not_after DESC NULLS LAST, e.id DESC',
+  lastScannedAt: 'e.last_scanned_at, e.id',
+  '-lastScannedAt': 'e.last_scanned_at DESC NULLS LAST, e.id DESC',
+  createdAt: 'e.created_at, e.id',
+  '-createdAt': 'e.created_at DESC, e.id DESC',
+};
+
+/**
+ * The ORDER BY of the page's window and of its rows. A name search with `matches` matches sorts by
+ * an expression no index serves when they are few (searchSortKey); the rows keep the plain order.
+ */
+function orderOf(sort: EndpointSort, matches?: number): { window: string; rows: string } {
+  const rows = SORT_ORDERS[sort];
+  if (matches === undefined || (sort !== 'name' && sort !== '-name')) return { window: rows, rows };
+  return { window: rows.replace('e.name', searchSortKey('e.name', matches)), rows };
 }
 
 function historyQuery(endpointId: string): SqlQuery {
