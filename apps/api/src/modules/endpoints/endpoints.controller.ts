@@ -61,9 +61,13 @@ export class EndpointsController {
     summary: 'List endpoints',
     description:
       'Needs `endpoints:view`. ' +
-      'Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
-      '(a protocol, or `none` for host endpoints on implicit TLS) and `q` (part of ' +
-      'the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
+      'Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
+      '(a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and ' +
+      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included). Each row carries ' +
+      '`soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` ' +
+      '(default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` ' +
+      'reverses; endpoints without a value come last either way. ' +
+      'Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
       'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.',
   })
   @RequirePermission('endpoints:view')
