@@ -3,12 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ENDPOINT_WRITE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { CountCache } from '../../database/count-cache';
-import { escapeLike, searchSortKey } from '../../database/like';
+import { escapeLike, searchSortKey, type SortKeyType } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import type { StarttlsProtocol } from '@certkeeper/domain';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
-import type { EndpointSort } from './endpoint-sort';
+import type { EndpointSort, EndpointSortKey } from './endpoint-sort';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import { SCAN_WORK_CHANNEL } from './scan-work-channel';
 import { TlsProfileEntity } from './tls-profile.entity';
@@ -107,7 +107,7 @@ export class EndpointsRepository {
 
   /**
    * One page in the requested order, and the number of all matches. A search (`q`) is counted
-   * first: how many match decides how a page by name is found (searchSortKey); other pages count
+   * first: how many match decides how its page is found (searchSortKey); other pages count
    * alongside.
    */
   async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
@@ -302,29 +302,30 @@ function matchingQuery(criteria: EndpointCriteria): SqlQuery {
 }
 
 /**
- * Each sort key's ORDER BY, written as its index (migration EndpointListSorts) is, so that the
- * page's window is an index-only scan. Endpoints without a value (no current certificate, never
- * scanned) come last in both directions; ties go by id, reversed with the key.
+ * Each sort key as its index (migration EndpointListSorts) is written, so that the page's window
+ * is an index-only scan. Endpoints without a value (no current certificate, never scanned) come
+ * last in both directions; ties go by id, reversed with the key.
  */
-const SORT_ORDERS: Record<EndpointSort, string> = {
-  name: 'e.name COLLATE certkeeper_natural, e.id',
-  '-name': 'e.name COLLATE certkeeper_natural DESC, e.id DESC',
-  daysRemaining: 'e.soonest_not_after, e.id',
-  '-daysRemaining': 'e.soonest_not_after DESC NULLS LAST, e.id DESC',
-  lastScannedAt: 'e.last_scanned_at, e.id',
-  '-lastScannedAt': 'e.last_scanned_at DESC NULLS LAST, e.id DESC',
-  createdAt: 'e.created_at, e.id',
-  '-createdAt': 'e.created_at DESC, e.id DESC',
+const SORT_KEYS: Record<EndpointSortKey, { column: string; type: SortKeyType; collation?: string; nullable: boolean }> = {
+  name: { column: 'e.name', type: 'text', collation: 'certkeeper_natural', nullable: false },
+  daysRemaining: { column: 'e.soonest_not_after', type: 'timestamptz', nullable: true },
+  lastScannedAt: { column: 'e.last_scanned_at', type: 'timestamptz', nullable: true },
+  createdAt: { column: 'e.created_at', type: 'timestamptz', nullable: false },
 };
 
 /**
- * The ORDER BY of the page's window and of its rows. A name search with `matches` matches sorts by
- * an expression no index serves when they are few (searchSortKey); the rows keep the plain order.
+ * The ORDER BY of the page's window and of its rows. With a search (`q`) of `matches` matches the
+ * window's key may be an expression no index serves, so that few matches are sorted rather than
+ * found by walking the key's index (searchSortKey); the rows keep the plain order.
  */
 function orderOf(sort: EndpointSort, matches?: number): { window: string; rows: string } {
-  const rows = SORT_ORDERS[sort];
-  if (matches === undefined || (sort !== 'name' && sort !== '-name')) return { window: rows, rows };
-  return { window: rows.replace('e.name', searchSortKey('e.name', matches)), rows };
+  const descending = sort.startsWith('-');
+  const key = SORT_KEYS[(descending ? sort.slice(1) : sort) as EndpointSortKey];
+  const by = (column: string) => {
+    const value = key.collation ? `${column} COLLATE ${key.collation}` : column;
+    return descending ? `${value} DESC${key.nullable ? ' NULLS LAST' : ''}, e.id DESC` : `${value}, e.id`;
+  };
+  return { window: by(matches === undefined ? key.column : searchSortKey(key.column, matches, key.type)), rows: by(key.column) };
 }
 
 function historyQuery(endpointId: string): SqlQuery {
