@@ -441,6 +441,59 @@ describe('certificates', () => {
     });
   });
 
+  describe('in use and anchors', () => {
+    const names = async (query: Record<string, unknown>) => {
+      const response = await t.http
+        .get('/api/v1/certificates')
+        .query({ q: 'usage.test', ...query })
+        .set(bearer(admin))
+        .expect(200);
+      expect(response.headers['x-total-count']).toBe(String((response.body as unknown[]).length));
+      return (response.body as Summary[]).map((row) => row.commonName).sort();
+    };
+
+    beforeAll(async () => {
+      const [current, historical, stored, anchor] = await Promise.all(
+        ['current', 'historical', 'stored', 'anchor'].map((name) => mintCertificate({ subject: `CN=${name}.usage.test` })),
+      );
+      const id = await endpoint({ name: 'usage', type: 'manual' });
+      await uploadTo(id, historical.pem).expect(201);
+      await uploadTo(id, current.pem).expect(201); // replaces: historical is no longer current anywhere
+      await upload(stored.pem).expect(201);
+      await upload(anchor.pem).expect(201);
+      // A root store's certificate, without importing a root store.
+      await sql.query('UPDATE certificates SET is_trust_anchor = true WHERE fingerprint = $1', [sha256(anchor.der)]);
+    });
+
+    it.each([
+      [{}, ['anchor', 'current', 'historical', 'stored']],
+      [{ inUse: 'true' }, ['current']],
+      [{ inUse: 'false' }, ['anchor', 'historical', 'stored']],
+      [{ anchors: 'false' }, ['current', 'historical', 'stored']],
+      [{ anchors: 'true' }, ['anchor', 'current', 'historical', 'stored']],
+      [{ inUse: 'false', anchors: 'false' }, ['historical', 'stored']],
+    ])('filters %j', async (query, expected) => {
+      expect(await names(query)).toEqual(expected.map((name) => `${name}.usage.test`));
+    });
+
+    it('exports the same rows as CSV', async () => {
+      const csv = await t.http
+        .get('/api/v1/certificates')
+        .query({ q: 'usage.test', inUse: 'false', anchors: 'false', format: 'csv' })
+        .set(bearer(admin));
+      expect(csv.status).toBe(200);
+      const lines = csv.text.trim().split('\r\n');
+      expect(lines.length).toBe(3);
+      expect(lines.slice(1).some((line) => line.includes('historical.usage.test'))).toBe(true);
+      expect(lines.slice(1).some((line) => line.includes('stored.usage.test'))).toBe(true);
+    });
+
+    it.each([{ inUse: 'yes' }, { inUse: '1' }, { anchors: 'none' }])('refuses %j with 400', async (query) => {
+      const response = await t.http.get('/api/v1/certificates').query(query).set(bearer(admin)).expect(400);
+      expect(response.text).toMatch(/(inUse|anchors) must be true or false/);
+    });
+  });
+
   describe('lists over time', () => {
     let lists: TestApp;
     let token: string;

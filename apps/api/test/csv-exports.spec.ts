@@ -218,6 +218,12 @@ describe('CSV exports', () => {
     expect(byName('plain')[all.header.indexOf('port')]).toBe('8443');
     expect(byName('plain')[all.header.indexOf('enabled')]).toBe('false');
     expect(byName('minus')[all.header.indexOf('dnsName')]).toBe('');
+    // The soonest-expiring current certificate: formula's upload (5 days) rather than its scanned one (90 days).
+    expect(byName('formula')[all.header.indexOf('daysRemaining')]).toBe('5');
+    expect(byName('formula')[all.header.indexOf('soonestNotAfter')]).toBe(at(5 * DAY).toISOString());
+    expect(byName('minus')[all.header.indexOf('daysRemaining')]).toBe('-2');
+    expect(byName('at')[all.header.indexOf('daysRemaining')]).toBe('');
+    expect(byName('at')[all.header.indexOf('soonestNotAfter')]).toBe('');
 
     expect((await expectSameRows('/api/v1/endpoints', { type: 'host' }, 'page', 'endpoints')).rows.length).toBe(3);
     expect((await expectSameRows('/api/v1/endpoints', { tag: ['team:a', 'nope'] }, 'page', 'endpoints')).rows.length).toBe(1);
@@ -225,6 +231,13 @@ describe('CSV exports', () => {
     expect((await expectSameRows('/api/v1/endpoints', { has_error: 'true' }, 'page', 'endpoints')).rows.length).toBe(1);
     expect((await expectSameRows('/api/v1/endpoints', { q: 'CSV.TEST' }, 'page', 'endpoints')).rows.length).toBe(4);
     expect((await expectSameRows('/api/v1/endpoints', { q: 'no such thing' }, 'page', 'endpoints')).rows.length).toBe(0);
+    const expiring = await expectSameRows('/api/v1/endpoints', { expires_within: 30, sort: 'daysRemaining' }, 'page', 'endpoints');
+    expect(expiring.rows.map((row) => row[all.header.indexOf('id')])).toEqual([endpointIds.minus, endpointIds.formula]);
+    const latest = await expectSameRows('/api/v1/endpoints', { sort: '-daysRemaining' }, 'page', 'endpoints');
+    // Without a current certificate (at, tab): last, in either direction.
+    const ids = latest.rows.map((row) => row[all.header.indexOf('id')]);
+    expect(ids.slice(0, 4)).toEqual(['plain', 'plus', 'formula', 'minus'].map((key) => endpointIds[key]));
+    expect(ids.slice(4).sort()).toEqual([endpointIds.at, endpointIds.tab].sort());
   });
 
   it('exports the certificate, active and expiring lists and the scan history as their JSON lists', async () => {
@@ -373,7 +386,7 @@ describe('CSV exports', () => {
     const exportBackends = async () =>
       dataSource.query<{ pid: number; state: string }[]>(
         `SELECT pid, state FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ORDER BY e.name, e.id%'
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ORDER BY e.name COLLATE certkeeper_natural, e.id%'
             AND state <> 'idle'`,
       );
     const checkedOut = () => pool.totalCount - pool.idleCount;
@@ -418,7 +431,7 @@ describe('CSV exports', () => {
       // The export's backend only: an idle pooled connection whose last query was a list page matches the text too.
       const terminated = await dataSource.query<{ ok: boolean }[]>(
         `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ORDER BY e.name, e.id%'
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ORDER BY e.name COLLATE certkeeper_natural, e.id%'
             AND state <> 'idle'`,
       );
       expect(terminated.length).toBe(1);

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
-import { DAY, HOUR } from './support/fake-clock';
+import { DataSource } from 'typeorm';
+import { AlertsService } from '../src/modules/alerts/alerts.service';
+import { DAY, HOUR, MINUTE, SECOND } from './support/fake-clock';
 import { hostScanResult } from './support/scan-results';
+import { startSmtpServer } from './support/smtp';
 import { bearer, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 
 const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex');
@@ -26,6 +29,13 @@ interface Dashboard {
     daysRemaining: number;
   }[];
   staleScans: { id: string; name: string; type: string; lastScannedAt: string | null; scannerId: string | null }[];
+  alerting: {
+    mailEnabled: boolean;
+    lastRunAt: string | null;
+    lastRun: { alertsSent: number; alreadySent: number; failed: number } | null;
+    pendingFailures: number;
+    offlineScanners: { id: string; name: string; lastUsedAt: string | null }[];
+  };
 }
 
 const A = 'dash:a';
@@ -160,6 +170,8 @@ describe('GET /api/v1/dashboard', () => {
       expiringRow('E5', 'C5', 30),
     ],
     staleScans: [{ id: ids.E2, name: 'bravo', type: 'host', lastScannedAt: at(-72 * HOUR).toISOString(), scannerId: defaultScannerId }],
+    // Mail never configured, no alert run yet, and the default scanner posted the results above.
+    alerting: { mailEnabled: false, lastRunAt: null, lastRun: null, pendingFailures: 0, offlineScanners: [] },
   });
 
   const expectDashboard = (actual: Dashboard, expected: ReturnType<typeof everything>) => {
@@ -169,6 +181,7 @@ describe('GET /api/v1/dashboard', () => {
       actual.expiringCertificates.map(({ endpointId, fingerprint, daysRemaining }) => ({ endpointId, fingerprint, daysRemaining })),
     ).toEqual(expected.expiringCertificates);
     expect(actual.staleScans).toEqual(expected.staleScans);
+    expect(actual.alerting).toEqual(expected.alerting);
   };
 
   it('shows everything to a user without subscriptions, and with scope=all', async () => {
@@ -200,6 +213,8 @@ describe('GET /api/v1/dashboard', () => {
       errorEndpoints: [everything().errorEndpoints[0]],
       expiringCertificates: [expiringRow('E2', 'C2', -2), expiringRow('E1', 'C1', 5), expiringRow('E5', 'C5', 30)],
       staleScans: everything().staleScans,
+      // Not scoped: the same for every caller.
+      alerting: everything().alerting,
     });
     expectDashboard(await dashboard(viewer.token, { scope: 'all' }), everything());
 
@@ -322,5 +337,113 @@ describe('GET /api/v1/dashboard', () => {
 
   it('refuses a request without a token with 401', async () => {
     await t.http.get('/api/v1/dashboard').expect(401);
+  });
+});
+
+describe('GET /api/v1/dashboard: alerting', () => {
+  it('says whether mail is on, what the latest alert run did, what waits for the next, and which scanners are offline', async () => {
+    const t = await createTestApp();
+    const smtp = await startSmtpServer();
+    try {
+      t.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
+      const start = t.clock.now();
+      const later = (ms: number) => new Date(start.getTime() + ms).toISOString();
+      // A fresh session each time: the clock moves past a session's idle limit.
+      const alerting = async (query: Record<string, string> = {}) =>
+        (
+          (
+            await t.http
+              .get('/api/v1/dashboard')
+              .query(query)
+              .set(bearer(await login(t)))
+              .expect(200)
+          ).body as Dashboard
+        ).alerting;
+      const runNow = async () =>
+        (
+          await t.http
+            .post('/api/v1/alerts/run')
+            .set(bearer(await login(t)))
+            .expect(200)
+        ).body as unknown;
+      const admin = await login(t);
+      const defaultScanner = await defaultScannerCredentials(t, admin);
+      const offlineDefault = (lastUsedAt: string | null) => [{ id: defaultScanner.id, name: 'default', lastUsedAt }];
+
+      expect(await alerting()).toEqual({
+        mailEnabled: false,
+        lastRunAt: null,
+        lastRun: null,
+        pendingFailures: 0,
+        offlineScanners: offlineDefault(null),
+      });
+
+      // A run with mail off is a run too: nothing sent.
+      expect(await runNow()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 0 });
+      expect(await alerting()).toMatchObject({
+        mailEnabled: false,
+        lastRunAt: later(0),
+        lastRun: { alertsSent: 0, alreadySent: 0, failed: 0 },
+      });
+
+      // Mail on, a recipient, a certificate due, and an SMTP server refusing everything.
+      await t.http
+        .put('/api/v1/settings/mail')
+        .set(bearer(admin))
+        .send({ enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' })
+        .expect(200);
+      await t.http.put('/api/v1/me').set(bearer(admin)).send({ notify: false }).expect(200);
+      await createUser(t, 'viewer');
+      const endpoint = (
+        (await t.http.post('/api/v1/endpoints').set(bearer(admin)).send({ name: 'due', type: 'manual' }).expect(201)).body as {
+          id: string;
+        }
+      ).id;
+      const due = await mintCertificate({ subject: 'CN=due.alerting.test', notAfter: new Date(start.getTime() + 5 * DAY) });
+      await t.http
+        .post(`/api/v1/endpoints/${endpoint}/certificate`)
+        .set(bearer(admin))
+        .set('Content-Type', 'application/x-pem-file')
+        .send(due.pem)
+        .expect(201);
+      smtp.failing = true;
+      t.clock.advance(MINUTE);
+      expect(await runNow()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 1 });
+      const failedRun = {
+        mailEnabled: true,
+        lastRunAt: later(MINUTE),
+        lastRun: { alertsSent: 0, alreadySent: 0, failed: 1 },
+        pendingFailures: 1,
+      };
+      expect(await alerting()).toMatchObject(failedRun);
+      // The same for every caller and scope, and kept in the database, not in this process.
+      expect(await alerting({ scope: 'subscribed' })).toEqual(await alerting({ scope: 'all' }));
+      expect(await t.app.get(DataSource).query('SELECT ran_at, alerts_sent, already_sent, failed FROM alert_last_run')).toEqual([
+        { ran_at: new Date(later(MINUTE)), alerts_sent: 0, already_sent: 0, failed: 1 },
+      ]);
+
+      // The hourly run retries it.
+      smtp.failing = false;
+      t.clock.advance(HOUR);
+      await t.app.get(AlertsService).runScheduled();
+      expect(await alerting()).toMatchObject({
+        lastRunAt: later(HOUR + MINUTE),
+        lastRun: { alertsSent: 1, alreadySent: 0, failed: 0 },
+        pendingFailures: 0,
+      });
+      expect(smtp.messages).toHaveLength(1);
+
+      // The default scanner (hourly) calls in, then is quiet for more than two hours.
+      await t.http.get('/api/v1/scanner/config').set(bearer(defaultScanner.token));
+      const calledIn = t.clock.now().toISOString();
+      expect((await alerting()).offlineScanners).toEqual([]);
+      t.clock.advance(2 * HOUR);
+      expect((await alerting()).offlineScanners).toEqual([]);
+      t.clock.advance(SECOND);
+      expect((await alerting()).offlineScanners).toEqual(offlineDefault(calledIn));
+    } finally {
+      await smtp.close();
+      await t.close();
+    }
   });
 });

@@ -1,4 +1,6 @@
 import { DataSource } from 'typeorm';
+import { mintCertificate } from '@certkeeper/domain/testing';
+import { DAY, HOUR } from './support/fake-clock';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
 interface EndpointBody {
@@ -302,7 +304,13 @@ describe('endpoints', () => {
       { enabled: 'maybe' },
       { has_error: '1' },
       { tag: 'bad\u0000' },
-      { sort: 'name' },
+      { sort: 'nom' },
+      { sort: '--name' },
+      { sort: 'notAfter' },
+      { expires_within: -1 },
+      { expires_within: 3651 },
+      { expires_within: '1.5' },
+      { expires_within: 'soon' },
     ])('refuses %j with 400', async (query) => {
       await listApp.http.get('/api/v1/endpoints').query(query).set(bearer(token)).expect(400);
     });
@@ -313,6 +321,133 @@ describe('endpoints', () => {
         { tag: 'env:prod', category: 'env', value: 'prod', endpointCount: 2 },
         { tag: 'env:test', category: 'env', value: 'test', endpointCount: 1 },
         { tag: 'team:id', category: 'team', value: 'id', endpointCount: 2 },
+      ]);
+    });
+  });
+
+  describe('list order and expiry', () => {
+    let listApp: TestApp;
+    let token: string;
+    const ids: Record<string, string> = {};
+
+    // Whole hours past whole days, so daysRemaining is exact whatever the test takes.
+    const expiringIn = (days: number) =>
+      mintCertificate({
+        subject: `CN=in-${days}.example.com`,
+        notBefore: new Date(listApp.clock.now().getTime() - 400 * DAY),
+        notAfter: new Date(listApp.clock.now().getTime() + days * DAY + HOUR),
+      });
+    const upload = async (name: string, minted: { pem: string }, query: Record<string, string> = {}) => {
+      await listApp.http
+        .post(`/api/v1/endpoints/${ids[name]}/certificate`)
+        .query(query)
+        .set(bearer(token))
+        .set('Content-Type', 'application/x-pem-file')
+        .send(minted.pem)
+        .expect((response) => expect([200, 201]).toContain(response.status));
+    };
+
+    beforeAll(async () => {
+      listApp = await createTestApp();
+      listApp.clock.set(new Date(Math.floor(Date.now() / 1000) * 1000));
+      token = await login(listApp);
+      // One at a time, so createdAt follows this order.
+      for (const name of ['app 10', 'beta', 'App 2', 'app 1', 'app 3']) {
+        const body = { name, type: 'manual' };
+        ids[name] = ((await listApp.http.post('/api/v1/endpoints').set(bearer(token)).send(body).expect(201)).body as EndpointBody).id;
+      }
+      await upload('app 10', await expiringIn(100));
+      await upload('App 2', await expiringIn(-6)); // expired: -5 days and 23 hours is daysRemaining -6
+      // Two current signing certificates side by side (replace=false): the sooner one counts.
+      await upload('app 1', await expiringIn(300), { certUse: 'signing', replace: 'false' });
+      await upload('app 1', await expiringIn(20), { certUse: 'signing', replace: 'false' });
+      // Replaced: the certificate moved to history no longer counts.
+      await upload('app 3', await expiringIn(10));
+      await upload('app 3', await expiringIn(400));
+      await listApp.app.get(DataSource).query(
+        `UPDATE endpoints SET last_scanned_at = now() - (CASE name WHEN 'app 1' THEN 3 WHEN 'beta' THEN 1 ELSE 2 END) * interval '1 hour'
+          WHERE name IN ('app 1', 'beta', 'app 3')`,
+      );
+    });
+    afterAll(() => listApp.close());
+
+    const names = async (query: Record<string, unknown>) => {
+      const page = (await listApp.http.get('/api/v1/endpoints').query(query).set(bearer(token)).expect(200)).body as PageBody;
+      return page.items.map((e) => e.name);
+    };
+
+    it('carries the soonest current expiry on every row, null without a certificate', async () => {
+      const page = (await listApp.http.get('/api/v1/endpoints').set(bearer(token)).expect(200)).body as {
+        items: { name: string; soonestNotAfter: string | null; daysRemaining: number | null }[];
+      };
+      const byName = Object.fromEntries(page.items.map((e) => [e.name, [e.daysRemaining, e.soonestNotAfter]]));
+      const at = (days: number) => new Date(listApp.clock.now().getTime() + days * DAY + HOUR).toISOString();
+      expect(byName).toEqual({
+        'app 1': [20, at(20)],
+        'App 2': [-6, at(-6)],
+        'app 3': [400, at(400)],
+        'app 10': [100, at(100)],
+        beta: [null, null],
+      });
+      const one = (await listApp.http.get(`/api/v1/endpoints/${ids['app 1']}`).set(bearer(token)).expect(200)).body as {
+        daysRemaining: number;
+      };
+      expect(one.daysRemaining).toBe(20);
+    });
+
+    it.each<[Record<string, unknown>, string[]]>([
+      [{}, ['app 1', 'App 2', 'app 3', 'app 10', 'beta']],
+      [{ sort: 'name' }, ['app 1', 'App 2', 'app 3', 'app 10', 'beta']],
+      [{ sort: '-name' }, ['beta', 'app 10', 'app 3', 'App 2', 'app 1']],
+      [{ sort: 'daysRemaining' }, ['App 2', 'app 1', 'app 10', 'app 3', 'beta']],
+      [{ sort: '-daysRemaining' }, ['app 3', 'app 10', 'app 1', 'App 2', 'beta']],
+      [{ sort: 'daysRemaining', limit: 2, offset: 1 }, ['app 1', 'app 10']],
+      [{ sort: 'lastScannedAt' }, ['app 1', 'app 3', 'beta']],
+      [{ sort: '-lastScannedAt' }, ['beta', 'app 3', 'app 1']],
+      [{ sort: 'createdAt' }, ['app 10', 'beta', 'App 2', 'app 1', 'app 3']],
+      [{ sort: '-createdAt' }, ['app 3', 'app 1', 'App 2', 'beta', 'app 10']],
+      [{ q: 'app', sort: '-name' }, ['app 10', 'app 3', 'App 2', 'app 1']],
+    ])('sorts %j', async (query, expected) => {
+      const sorted = await names(query);
+      // Never scanned: after the scanned ones in both directions, in an order of their own.
+      if (String(query.sort).endsWith('lastScannedAt')) {
+        expect(sorted.slice(0, 3)).toEqual(expected);
+        expect(sorted.slice(3).sort()).toEqual(['App 2', 'app 10'].sort());
+      } else expect(sorted).toEqual(expected);
+    });
+
+    it.each([
+      [0, ['App 2']],
+      [19, ['App 2']],
+      [20, ['App 2', 'app 1']],
+      [100, ['App 2', 'app 1', 'app 10']],
+      [3650, ['App 2', 'app 1', 'app 10', 'app 3']],
+    ])('filters expires_within=%i, expired included, and counts them', async (days, expected) => {
+      const page = (
+        await listApp.http.get('/api/v1/endpoints').query({ expires_within: days, sort: 'daysRemaining' }).set(bearer(token)).expect(200)
+      ).body as PageBody;
+      expect(page.items.map((e) => e.name)).toEqual(expected);
+      expect(page.totalCount).toBe(expected.length);
+    });
+
+    it('follows links moving to history and endpoints losing their certificates', async () => {
+      await upload('App 2', await expiringIn(50));
+      expect(await names({ expires_within: 60 })).toEqual(['app 1', 'App 2']);
+      await listApp.app.get(DataSource).query('DELETE FROM endpoint_certificates WHERE endpoint_id = $1', [ids['app 1']]);
+      const sorted = await names({ sort: 'daysRemaining' });
+      expect(sorted.slice(0, 3)).toEqual(['App 2', 'app 10', 'app 3']);
+      expect(sorted.slice(3).sort()).toEqual(['app 1', 'beta']);
+    });
+
+    it('counts days remaining at the time of the request', async () => {
+      listApp.clock.advance(51 * DAY);
+      const later = await login(listApp);
+      const page = (await listApp.http.get('/api/v1/endpoints').query({ expires_within: 49 }).set(bearer(later)).expect(200)).body as {
+        items: { name: string; daysRemaining: number }[];
+      };
+      expect(page.items.map((e) => [e.name, e.daysRemaining])).toEqual([
+        ['App 2', -1],
+        ['app 10', 49],
       ]);
     });
   });

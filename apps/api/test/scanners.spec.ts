@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { HOUR, MINUTE, SECOND } from './support/fake-clock';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
 interface ScannerBody {
@@ -9,6 +10,7 @@ interface ScannerBody {
   scanConcurrency: number;
   createdAt: string;
   lastUsedAt: string | null;
+  online: boolean;
   token?: string;
 }
 
@@ -110,6 +112,41 @@ describe('scanners', () => {
     await t.http.get('/api/v1/me').set(bearer(scanner.token!)).expect(403);
     const fetched = (await t.http.get(`/api/v1/scanners/${scanner.id}`).set(bearer(admin)).expect(200)).body as ScannerBody;
     expect(fetched.lastUsedAt).not.toBeNull();
+  });
+
+  it("say whether each is online: called in no longer ago than twice its schedule's longest gap and at least 10 minutes", async () => {
+    const app = await createTestApp();
+    try {
+      const online = async () => {
+        const token = await login(app); // afresh: the clock moves past a session's idle limit
+        const rows = (await app.http.get('/api/v1/scanners').set(bearer(token)).expect(200)).body as ScannerBody[];
+        const one = (await app.http.get(`/api/v1/scanners/${rows[0].id}`).set(bearer(token)).expect(200)).body as ScannerBody;
+        expect(rows.find((row) => row.id === one.id)!.online).toBe(one.online);
+        return Object.fromEntries(rows.map((row) => [row.name, row.online]));
+      };
+      const admin = await login(app);
+      const create = async (name: string, scanCronExpression: string) =>
+        (await app.http.post('/api/v1/scanners').set(bearer(admin)).send({ name, scanCronExpression }).expect(201)).body as ScannerBody;
+      const [fast, hourly] = [await create('fast', '*/5 * * * *'), await create('hourly', '0 * * * *')];
+      const callIn = (scanner: ScannerBody) => app.http.get('/api/v1/me').set(bearer(scanner.token!)).expect(403);
+
+      expect(await online()).toEqual({ default: false, fast: false, hourly: false });
+      await callIn(fast);
+      await callIn(hourly);
+      expect(await online()).toMatchObject({ fast: true, hourly: true });
+      app.clock.advance(10 * MINUTE);
+      expect(await online()).toMatchObject({ fast: true, hourly: true });
+      app.clock.advance(SECOND);
+      expect(await online()).toMatchObject({ fast: false, hourly: true });
+      app.clock.advance(2 * HOUR - 10 * MINUTE - SECOND);
+      expect(await online()).toMatchObject({ fast: false, hourly: true });
+      app.clock.advance(SECOND);
+      expect(await online()).toMatchObject({ fast: false, hourly: false });
+      await callIn(fast);
+      expect(await online()).toMatchObject({ fast: true, hourly: false });
+    } finally {
+      await app.close();
+    }
   });
 
   describe('the default', () => {

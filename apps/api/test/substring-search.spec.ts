@@ -22,6 +22,12 @@ describe('substring search pages', () => {
        SELECT name, 'manual', lower(name) FROM unnest($1::text[]) AS name`,
       [['shop-b', 'Shop-a', 'shop-b', 'shop-b', 'a-shop', 'shop-10', 'shop-9', 'shop_x', 'SHOP', 'my shop', 'other']],
     );
+    // Some scanned and some with an expiry, equal values among them, the others null: every order has ties and nulls.
+    await t.app.get(DataSource).query(
+      `UPDATE endpoints SET last_scanned_at = now() - (length(name) % 3) * interval '1 hour',
+              soonest_not_after = now() + (length(name) % 4) * interval '1 day'
+        WHERE name IN ('shop-b', 'Shop-a', 'shop-10', 'SHOP', 'my shop')`,
+    );
     // Certificates matched by common name, by a SAN only (no common name: sorted last), or not at all.
     const subjects = [
       ['CN=shop.example', ['shop.example']],
@@ -48,10 +54,11 @@ describe('substring search pages', () => {
   afterAll(() => t.close());
 
   /** Every page of `path` for `q`, `limit` at a time, as [total, ...items' keys]. */
-  const allPages = async (path: string, q: string, key: (item: Record<string, unknown>) => unknown) => {
+  const allPages = async (path: string, q: string, key: (item: Record<string, unknown>) => unknown, sort?: string) => {
     const pages: unknown[] = [];
     for (let offset = 0; offset < 12; offset += 3) {
-      const body = (await t.http.get(path).query({ q, limit: 3, offset }).set(bearer(admin)).expect(200)).body as {
+      const query = { q, limit: 3, offset, ...(sort ? { sort } : {}) };
+      const body = (await t.http.get(path).query(query).set(bearer(admin)).expect(200)).body as {
         items: Record<string, unknown>[];
         totalCount: number;
       };
@@ -73,6 +80,19 @@ describe('substring search pages', () => {
     expect(names).toHaveLength(10);
     expect(names).not.toContain('other');
   });
+
+  it.each(['-name', 'daysRemaining', '-daysRemaining', 'lastScannedAt', '-lastScannedAt', 'createdAt', '-createdAt'])(
+    'pages the endpoint list sorted by %s alike whether the matches are sorted or the order walked',
+    async (sort) => {
+      const key = (item: Record<string, unknown>) => `${String(item.name)} ${String(item.id)}`;
+      substringSearchLimits.sortMatchesUpTo = 1_000;
+      const sorted = await allPages('/api/v1/endpoints', 'shop', key, sort);
+      substringSearchLimits.sortMatchesUpTo = 0;
+      const walked = await allPages('/api/v1/endpoints', 'shop', key, sort);
+      expect(sorted).toEqual(walked);
+      expect(sorted.flatMap((page) => (page as string[]).slice(1))).toHaveLength(10);
+    },
+  );
 
   it('pages /search alike whether the matches are sorted or the name order walked, certificates first', async () => {
     const key = (item: Record<string, unknown>) =>

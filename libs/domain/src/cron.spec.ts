@@ -1,4 +1,4 @@
-import { cronExpressionProblem, nextCronTime } from './cron';
+import { cronExpressionProblem, longestCronGapMs, nextCronTime } from './cron';
 
 describe('cronExpressionProblem', () => {
   it.each([
@@ -69,4 +69,22 @@ describe('nextCronTime', () => {
     expect(nextCronTime('@hourly', at('2026-01-01T00:00:00Z'))).toBeNull();
     expect(nextCronTime('0 0 L * *', at('2026-01-01T00:00:00Z'))).toBeNull();
   });
+});
+
+describe('longestCronGapMs', () => {
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+  const DAY = 24 * HOUR;
+  it.each([
+    ['*/5 * * * *', 5 * MINUTE],
+    ['0 * * * *', HOUR],
+    ['0 2 * * *', DAY],
+    ['0 3 * * SUN', 7 * DAY],
+    // Business hours on weekdays: Friday 17:45 to Monday 09:00.
+    ['*/15 9-17 * * MON-FRI', 2 * DAY + 15 * HOUR + 15 * MINUTE],
+    ['0 0 1 * *', 31 * DAY],
+    ['0 0 29 2 *', (3 * 365 + 366) * DAY],
+  ])('%s: %i ms', (expression, gap) => expect(longestCronGapMs(expression)).toBe(gap));
+
+  it.each(['0 0 31 2 *', 'not cron'])('is null for %j, which never runs', (expression) => expect(longestCronGapMs(expression)).toBeNull());
 });

@@ -80,3 +80,59 @@ export function nextCronTime(expression: string, after: Date): Date | null {
   if (cronExpressionProblem(expression) !== null) return null;
   return new Cron(expression.trim(), OPTIONS).nextRun(after);
 }
+
+// Matching days are read over at least this span (every monthly pattern), and on for up to 8
+// years until a second one is found (a February 29th).
+const SPAN_DAYS = 400;
+const MAX_DAYS = 8 * 366;
+// A fixed Monday in a leap year: the same expression always gives the same answer.
+const GAP_REFERENCE = new Date('2024-01-01T00:00:00Z').getTime();
+const MINUTE_MS = 60_000;
+const DAY_MINUTES = 24 * 60;
+const longestGaps = new Map<string, number | null>();
+
+/**
+ * The longest time in milliseconds between two consecutive runs of the expression (UTC), or null
+ * when it is invalid or runs at most once (`0 0 31 2 *` never does). Remembered per expression.
+ *
+ * Every matching day has the same times of day, so the longest gap is either between two times of
+ * one day or from the last time of a matching day to the first of the next one. So the minutes,
+ * hours and days are matched each on their own (60 + 24 + at least 400 checks) rather than every
+ * run of a year found: an every-minute schedule read run by run with nextRun took 0.6 s for a week.
+ */
+export function longestCronGapMs(expression: string): number | null {
+  const key = expression.trim();
+  if (!longestGaps.has(key)) {
+    if (longestGaps.size >= 1000) longestGaps.clear();
+    longestGaps.set(key, cronExpressionProblem(key) === null ? longestGap(key.split(/\s+/)) : null);
+  }
+  return longestGaps.get(key)!;
+}
+
+function longestGap([minute, hour, dayOfMonth, month, dayOfWeek]: string[]): number | null {
+  const minutes = matchingSteps(`${minute} 0 * * *`, 1, () => 60);
+  const hours = matchingSteps(`0 ${hour} * * *`, 60, () => 24);
+  const days = matchingSteps(`0 0 ${dayOfMonth} ${month} ${dayOfWeek}`, DAY_MINUTES, (found) => (found.length < 2 ? MAX_DAYS : SPAN_DAYS));
+  const times = hours.flatMap((h) => minutes.map((m) => h + m));
+  if (times.length === 0 || days.length === 0 || (days.length === 1 && times.length === 1)) return null;
+  let longest = 0;
+  for (let i = 1; i < times.length; i += 1) longest = Math.max(longest, times[i] - times[i - 1]);
+  // From the last time of one matching day to the first time of the next.
+  const dayLength = times[times.length - 1] - times[0];
+  for (let i = 1; i < days.length; i += 1) longest = Math.max(longest, days[i] - days[i - 1] - dayLength);
+  return longest * MINUTE_MS;
+}
+
+/**
+ * The offsets in minutes from the reference, in steps of `stepMinutes`, at which `pattern`
+ * matches; `steps` says how many to check given what was found so far.
+ */
+function matchingSteps(pattern: string, stepMinutes: number, steps: (found: number[]) => number): number[] {
+  const cron = new Cron(pattern, OPTIONS);
+  const found: number[] = [];
+  for (let step = 0; step < steps(found); step += 1) {
+    const offset = step * stepMinutes;
+    if (cron.match(new Date(GAP_REFERENCE + offset * MINUTE_MS))) found.push(offset);
+  }
+  return found;
+}

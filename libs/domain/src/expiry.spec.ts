@@ -1,4 +1,4 @@
-import { daysRemaining, isExpired } from './expiry';
+import { daysRemaining, expiringWithinBefore, isExpired } from './expiry';
 
 const now = new Date('2026-11-21T12:00:00Z');
 const hours = (n: number) => new Date(now.getTime() + n * 3600_000);
@@ -22,5 +22,13 @@ describe('isExpired', () => {
     expect(isExpired(hours(1 / 3600), now)).toBe(false);
     expect(isExpired(now, now)).toBe(true);
     expect(isExpired(hours(-1), now)).toBe(true);
+  });
+});
+
+describe('expiringWithinBefore', () => {
+  it.each([0, 1, 30])('is the first instant whose daysRemaining exceeds %i days', (days) => {
+    const before = expiringWithinBefore(days, now);
+    expect(daysRemaining(new Date(before.getTime() - 1), now)).toBe(days);
+    expect(daysRemaining(before, now)).toBe(days + 1);
   });
 });

@@ -12,3 +12,11 @@ export function daysRemaining(notAfter: Date, now: Date): number {
 export function isExpired(notAfter: Date, now: Date): boolean {
   return notAfter.getTime() <= now.getTime();
 }
+
+/**
+ * The instant before which a notAfter counts as expiring within `days` days, expired ones
+ * included: daysRemaining(notAfter, now) <= days  <=>  notAfter < the result.
+ */
+export function expiringWithinBefore(days: number, now: Date): Date {
+  return new Date(now.getTime() + (days + 1) * DAY_MS);
+}

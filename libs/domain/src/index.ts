@@ -2,6 +2,7 @@
 export * from './expiry';
 export * from './fingerprint';
 export * from './cron';
+export * from './scanner-presence';
 export * from './x509';
 export * from './scanner-protocol';
 export * from './saml';

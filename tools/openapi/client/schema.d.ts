@@ -193,7 +193,7 @@ export interface paths {
         };
         /**
          * List certificates
-         * @description Needs `certs:view`. Every stored certificate, soonest `notAfter` first, filtered by `q` (a fingerprint prefix, or part of the common name or a SAN), `isCa`, `selfSigned` and `expired`. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches. As CSV (`Accept: text/csv` or `format=csv`): every match in the same order.
+         * @description Needs `certs:view`. Every stored certificate, soonest `notAfter` first, filtered by `q` (a fingerprint prefix, or part of the common name or a SAN), `isCa`, `selfSigned`, `expired`, `inUse` (true: current on at least one endpoint; false: current on none) and `anchors` (false leaves trust anchors out). A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches. As CSV (`Accept: text/csv` or `format=csv`): every match in the same order.
          */
         get: operations["listCertificates"];
         put?: never;
@@ -541,7 +541,7 @@ export interface paths {
         };
         /**
          * List endpoints
-         * @description Needs `endpoints:view`. Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS) and `q` (part of the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
+         * @description Needs `endpoints:view`. Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and `expires_within` (days: a current certificate with daysRemaining at most that, expired ones included). Each row carries `soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` (default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` reverses; endpoints without a value come last either way. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
          */
         get: operations["listEndpoints"];
         put?: never;
@@ -1121,7 +1121,7 @@ export interface paths {
         };
         /**
          * List scanners
-         * @description Needs `scanners:view`. Every scanner, by name, with when it last called the API; never a token.
+         * @description Needs `scanners:view`. Every scanner, by name, with when it last called the API and whether it counts as `online` (it called in no longer ago than twice the longest gap of its scan schedule and at least 10 minutes); never a token.
          */
         get: operations["listScanners"];
         put?: never;
@@ -1449,6 +1449,13 @@ export interface components {
             /** @description The reply code the relay answered with (550), when it answered with one. */
             replyCode: number | null;
         };
+        AlertRunTotalsDto: {
+            alertsSent: number;
+            /** @description Due alerts that earlier runs had delivered. */
+            alreadySent: number;
+            /** @description Not accepted by the SMTP server; the next run retries them. */
+            failed: number;
+        };
         AlertTotalsDto: {
             alertsSent: number;
             alreadySent: number;
@@ -1456,6 +1463,21 @@ export interface components {
             failed: number;
             /** @description The failed alerts counted by reason and reply code, most frequent first; empty when none failed. */
             failures: components["schemas"]["AlertFailureCountDto"][];
+        };
+        AlertingDto: {
+            /** @description The latest run's totals; null before the first run. */
+            lastRun: components["schemas"]["AlertRunTotalsDto"] | null;
+            /**
+             * Format: date-time
+             * @description When the latest alert run (hourly or POST /alerts/run, on any replica) started; null before the first.
+             */
+            lastRunAt: string | null;
+            /** @description Mail is enabled and configured well enough for the alert job to send. */
+            mailEnabled: boolean;
+            /** @description Scanners that never called in or whose lastUsedAt is older than twice the longest gap of their schedule and at least 10 minutes, by name. */
+            offlineScanners: components["schemas"]["OfflineScannerDto"][];
+            /** @description Deliveries that failed and wait for the next run: the failures of the latest run, each of which the next run retries. */
+            pendingFailures: number;
         };
         ApiKeyResponseDto: {
             /** Format: date-time */
@@ -1681,6 +1703,8 @@ export interface components {
             withErrors: number;
         };
         DashboardResponseDto: {
+            /** @description Whether anyone will hear of it: the same for every caller, not scoped by subscriptions. */
+            alerting: components["schemas"]["AlertingDto"];
             counts: components["schemas"]["DashboardCountsDto"];
             /** @description Oldest error first, at most `limit` rows. */
             errorEndpoints: components["schemas"]["ErrorEndpointDto"][];
@@ -1695,6 +1719,8 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             currentCertificates: components["schemas"]["CurrentCertificateDto"][];
+            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
             /** Format: date-time */
@@ -1718,6 +1744,11 @@ export interface components {
             scanExempt: boolean;
             /** Format: uuid */
             scannerId: string | null;
+            /**
+             * Format: date-time
+             * @description The notAfter of the current certificate that expires first; null without a current certificate.
+             */
+            soonestNotAfter: string | null;
             /**
              * @description host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).
              * @enum {string|null}
@@ -1785,6 +1816,8 @@ export interface components {
             chainComplete: boolean | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
             /** Format: date-time */
@@ -1809,6 +1842,11 @@ export interface components {
             /** Format: uuid */
             scannerId: string | null;
             /**
+             * Format: date-time
+             * @description The notAfter of the current certificate that expires first; null without a current certificate.
+             */
+            soonestNotAfter: string | null;
+            /**
              * @description host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).
              * @enum {string|null}
              */
@@ -1824,6 +1862,8 @@ export interface components {
             chainComplete: boolean | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
             /** Format: date-time */
@@ -1849,6 +1889,11 @@ export interface components {
             scanExempt: boolean;
             /** Format: uuid */
             scannerId: string | null;
+            /**
+             * Format: date-time
+             * @description The notAfter of the current certificate that expires first; null without a current certificate.
+             */
+            soonestNotAfter: string | null;
             /**
              * @description host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).
              * @enum {string|null}
@@ -2167,6 +2212,16 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        OfflineScannerDto: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description null: it never called in.
+             */
+            lastUsedAt: string | null;
+            name: string;
+        };
         OidcExchangeDto: {
             /** @description The one-time code from `/login/oidc?code=`. */
             code: string;
@@ -2367,6 +2422,8 @@ export interface components {
             /** Format: date-time */
             lastUsedAt: string | null;
             name: string;
+            /** @description false when it never called in or its lastUsedAt is older than twice the longest gap of its scan schedule and at least 10 minutes. */
+            online: boolean;
             scanConcurrency: number;
             scanCronExpression: string;
         };
@@ -2379,6 +2436,8 @@ export interface components {
             /** Format: date-time */
             lastUsedAt: string | null;
             name: string;
+            /** @description false when it never called in or its lastUsedAt is older than twice the longest gap of its scan schedule and at least 10 minutes. */
+            online: boolean;
             scanConcurrency: number;
             scanCronExpression: string;
             /** @description The raw scanner token (`stx_s_...`). Shown once; only its hash is stored. */
@@ -3233,6 +3292,10 @@ export interface operations {
                 isCa?: boolean;
                 selfSigned?: boolean;
                 expired?: boolean;
+                /** @description true: certificates current on at least one endpoint; false: current on none. */
+                inUse?: boolean;
+                /** @description false: trust anchors (root-store certificates) are left out. */
+                anchors?: boolean;
             };
             header?: never;
             path?: never;
@@ -4941,6 +5004,10 @@ export interface operations {
                 starttls?: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | "none";
                 /** @description Substring of name, dnsName or metadataUrl, case-insensitive. */
                 q?: string;
+                /** @description Only endpoints with a current certificate expiring within this many days (daysRemaining <= it), expired ones included. */
+                expires_within?: number;
+                /** @description name: natural order ("app 2" before "app 10"), any case; daysRemaining: the soonest-expiring current certificate first, expired first; lastScannedAt; createdAt. A leading `-` reverses. Endpoints without a current certificate (daysRemaining) or never scanned (lastScannedAt) come last in both directions. */
+                sort?: "name" | "-name" | "daysRemaining" | "-daysRemaining" | "lastScannedAt" | "-lastScannedAt" | "createdAt" | "-createdAt";
             };
             header?: never;
             path?: never;
@@ -4957,7 +5024,7 @@ export interface operations {
                     "application/json": components["schemas"]["PageEnvelopeDto"] & {
                         items: components["schemas"]["EndpointResponseDto"][];
                     };
-                    /** @example id,name,type,enabled,scanExempt,scannerId,notes,tags,dnsName,port,ipAddress,starttls,metadataUrl,errorSince,lastScannedAt,lastScanError,chainComplete,resolvedIp,createdAt,updatedAt */
+                    /** @example id,name,type,enabled,scanExempt,scannerId,notes,tags,dnsName,port,ipAddress,starttls,metadataUrl,errorSince,lastScannedAt,lastScanError,soonestNotAfter,daysRemaining,chainComplete,resolvedIp,createdAt,updatedAt */
                     "text/csv": string;
                 };
             };

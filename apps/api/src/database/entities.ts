@@ -1,3 +1,4 @@
+import { AlertLastRunEntity } from '../modules/alerts/alert-last-run.entity';
 import { AlertRecordEntity } from '../modules/alerts/alert-record.entity';
 import { ApiKeyEntity } from '../modules/api-keys/api-key.entity';
 import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
@@ -40,6 +41,7 @@ export const ENTITIES = [
   SettingEntity,
   NotificationTemplateEntity,
   AlertRecordEntity,
+  AlertLastRunEntity,
   RootStoreEntity,
   RootStoreAnchorEntity,
   MaintenanceRunEntity,

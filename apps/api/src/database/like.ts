@@ -18,11 +18,14 @@ export function escapeLike(text: string): string {
  */
 export const substringSearchLimits = { sortMatchesUpTo: 10_000 };
 
+export type SortKeyType = 'text' | 'timestamptz';
+
 /**
  * `column` as the first sort key of a substring search with `matches` matches: as it is, or, for
- * few matches, as an expression no index serves (`|| ''` keeps its value, nulls and collation), so
- * that the matches are read first and sorted.
+ * few matches, as an expression no index serves that keeps its value, nulls and collation
+ * (`|| ''` for text, `+ interval '0'` for a timestamp), so that the matches are read first and sorted.
  */
-export function searchSortKey(column: string, matches: number): string {
-  return matches <= substringSearchLimits.sortMatchesUpTo ? `(${column} || '')` : column;
+export function searchSortKey(column: string, matches: number, type: SortKeyType = 'text'): string {
+  if (matches > substringSearchLimits.sortMatchesUpTo) return column;
+  return type === 'text' ? `(${column} || '')` : `(${column} + interval '0')`;
 }

@@ -40,6 +40,10 @@ const READS: [string, string, number, number?][] = [
   ['GET /endpoints?limit=50 (offset 50000)', '/api/v1/endpoints?limit=50&offset=50000', 15],
   ['GET /endpoints?limit=50&type=host&tag=env:prod', '/api/v1/endpoints?limit=50&type=host&tag=env:prod', 15],
   ['GET /endpoints?limit=50&q=host-4242', '/api/v1/endpoints?limit=50&q=host-4242', 15],
+  // The list's other orders and its expiry filter, held to the list's target.
+  ['GET /endpoints?limit=50&sort=daysRemaining', '/api/v1/endpoints?limit=50&sort=daysRemaining', 15],
+  ['GET /endpoints?limit=50&sort=-daysRemaining (offset 50000)', '/api/v1/endpoints?limit=50&sort=-daysRemaining&offset=50000', 15],
+  ['GET /endpoints?limit=50&expires_within=30', '/api/v1/endpoints?limit=50&expires_within=30&sort=daysRemaining', 15],
   ['GET /certificates/expiring?days=30', '/api/v1/certificates/expiring?days=30', 25],
   ['GET /certificates/active?limit=500', '/api/v1/certificates/active?limit=500', 40],
   ['GET /search?q=host-4242', '/api/v1/search?q=host-4242', 15],

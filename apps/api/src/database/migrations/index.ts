@@ -14,6 +14,8 @@ import { EndpointStarttls1795312800000 } from './1795312800000-EndpointStarttls'
 import { CountChangeSignal1795320000000 } from './1795320000000-CountChangeSignal';
 import { SignInChangeSignal1795323600000 } from './1795323600000-SignInChangeSignal';
 import { UserLastSignIn1795327200000 } from './1795327200000-UserLastSignIn';
+import { EndpointListSorts1795345200000 } from './1795345200000-EndpointListSorts';
+import { AlertLastRun1795348800000 } from './1795348800000-AlertLastRun';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -33,4 +35,6 @@ export const MIGRATIONS = [
   CountChangeSignal1795320000000,
   SignInChangeSignal1795323600000,
   UserLastSignIn1795327200000,
+  EndpointListSorts1795345200000,
+  AlertLastRun1795348800000,
 ];

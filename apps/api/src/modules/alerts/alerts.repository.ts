@@ -19,6 +19,14 @@ export interface AlertKey {
 /** How claiming and sending one alert ended; a failure keeps what it failed with (the send's SmtpDeliveryError, or the database's error). */
 export type ClaimResult = { outcome: 'sent' } | { outcome: 'already-sent' } | { outcome: 'failed'; cause: unknown };
 
+/** The latest alert run: when it started and what it did. */
+export interface AlertRun {
+  ranAt: Date;
+  alertsSent: number;
+  alreadySent: number;
+  failed: number;
+}
+
 @Injectable()
 export class AlertsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -85,5 +93,23 @@ export class AlertsRepository {
     } finally {
       await runner.release();
     }
+  }
+
+  /** Replaces the latest run's record (one row, whichever replica ran). */
+  async recordRun(run: AlertRun): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO alert_last_run (id, ran_at, alerts_sent, already_sent, failed) VALUES (1, $1, $2, $3, $4)
+       ON CONFLICT (id) DO UPDATE SET ran_at = EXCLUDED.ran_at, alerts_sent = EXCLUDED.alerts_sent,
+              already_sent = EXCLUDED.already_sent, failed = EXCLUDED.failed`,
+      [run.ranAt, run.alertsSent, run.alreadySent, run.failed],
+    );
+  }
+
+  /** The latest run, or null before the first one. */
+  async lastRun(): Promise<AlertRun | null> {
+    const rows = await this.dataSource.query<AlertRun[]>(
+      `SELECT ran_at AS "ranAt", alerts_sent AS "alertsSent", already_sent AS "alreadySent", failed FROM alert_last_run WHERE id = 1`,
+    );
+    return rows[0] ?? null;
   }
 }

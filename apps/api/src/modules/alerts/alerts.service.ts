@@ -8,7 +8,7 @@ import { AppMetrics } from '../metrics/app-metrics';
 import { SettingsService } from '../settings/settings.service';
 import { TemplatesService } from '../templates/templates.service';
 import { alertMessageId } from './alert-message-id';
-import { type AlertKey, AlertsRepository, type Recipient } from './alerts.repository';
+import { type AlertKey, type AlertRun, AlertsRepository, type Recipient } from './alerts.repository';
 
 /** Why alerts were not sent: an SMTP failure class (smtp-failure.ts), or `internal` when the database or the job failed. */
 export const ALERT_FAILURE_REASONS = [...SMTP_FAILURE_REASONS, 'internal'] as const;
@@ -65,13 +65,26 @@ export class AlertsService {
    * @throws AdvisoryLockWaitExceeded when that run lasts longer than `maxWaitMs`.
    */
   runJob(maxWaitMs = ON_DEMAND_MAX_WAIT_MS): Promise<AlertTotals> {
-    return this.alerts.withJobLock(() => this.deliverDueAlerts(), maxWaitMs);
+    return this.alerts.withJobLock(() => this.runAndRecord(), maxWaitMs);
   }
 
   /** The hourly run: skipped, quietly, while another replica's run is in progress (it does the same work). */
   async runScheduled(): Promise<AlertTotals | null> {
-    const totals = await this.alerts.withJobLockIfIdle(() => this.deliverDueAlerts());
+    const totals = await this.alerts.withJobLockIfIdle(() => this.runAndRecord());
     if (totals === null) this.logger.debug('Another replica is running the alert job; this hourly run is skipped.');
+    return totals;
+  }
+
+  /** The latest run on any replica, or null before the first one (the dashboard's alerting block). */
+  lastRun(): Promise<AlertRun | null> {
+    return this.alerts.lastRun();
+  }
+
+  /** One run, its result kept in the database (under the job lock) so every replica reads the same one after a restart. */
+  private async runAndRecord(): Promise<AlertTotals> {
+    const ranAt = this.clock.now();
+    const totals = await this.deliverDueAlerts();
+    await this.alerts.recordRun({ ranAt, alertsSent: totals.alertsSent, alreadySent: totals.alreadySent, failed: totals.failed });
     return totals;
   }
 

@@ -73,7 +73,8 @@ export class CertificatesController {
     description:
       'Needs `certs:view`. ' +
       'Every stored certificate, soonest `notAfter` first, filtered by `q` (a fingerprint prefix, or part of the common name or a ' +
-      'SAN), `isCa`, `selfSigned` and `expired`. A bare array: ' +
+      'SAN), `isCa`, `selfSigned`, `expired`, `inUse` (true: current on at least one endpoint; false: current on none) and `anchors` ' +
+      '(false leaves trust anchors out). A bare array: ' +
       '`limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of matches. ' +
       'As CSV (`Accept: text/csv` or `format=csv`): every match in the same order.',
   })
@@ -85,7 +86,15 @@ export class CertificatesController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<string | StreamableFile> {
     const now = this.clock.now();
-    const criteria = { q: query.q, isCa: query.isCa, selfSigned: query.selfSigned, expired: query.expired, now };
+    const criteria = {
+      q: query.q,
+      isCa: query.isCa,
+      selfSigned: query.selfSigned,
+      expired: query.expired,
+      inUse: query.inUse,
+      anchors: query.anchors,
+      now,
+    };
     if (format === 'csv') {
       return streamCsv({
         list: 'certificates',

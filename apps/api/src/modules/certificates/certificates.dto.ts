@@ -33,6 +33,18 @@ export class CertificateListQueryDto extends WithExportFormat(ListWindowQueryDto
   @ToBoolean()
   @IsBoolean({ message: 'expired must be true or false' })
   expired?: boolean;
+
+  @ApiPropertyOptional({ description: 'true: certificates current on at least one endpoint; false: current on none.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'inUse must be true or false' })
+  inUse?: boolean;
+
+  @ApiPropertyOptional({ default: true, description: 'false: trust anchors (root-store certificates) are left out.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'anchors must be true or false' })
+  anchors?: boolean;
 }
 
 export class ActiveQueryDto extends WithExportFormat(ListWindowQueryDto) {

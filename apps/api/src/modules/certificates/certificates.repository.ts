@@ -42,6 +42,10 @@ export interface CertificateCriteria {
   isCa?: boolean;
   selfSigned?: boolean;
   expired?: boolean;
+  /** true: current on at least one endpoint; false: current on none. */
+  inUse?: boolean;
+  /** false: trust anchors left out. */
+  anchors?: boolean;
   now: Date;
 }
 
@@ -197,6 +201,11 @@ export class CertificatesRepository {
     if (criteria.isCa !== undefined) conditions.push(`c.is_ca = ${params.add(criteria.isCa)}`);
     if (criteria.selfSigned !== undefined) conditions.push(`c.self_signed = ${params.add(criteria.selfSigned)}`);
     if (criteria.expired !== undefined) conditions.push(`c.not_after ${criteria.expired ? '<=' : '>'} ${params.add(criteria.now)}`);
+    if (criteria.inUse !== undefined) {
+      const current = 'EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = c.fingerprint AND l.is_current)';
+      conditions.push(criteria.inUse ? current : `NOT ${current}`);
+    }
+    if (criteria.anchors === false) conditions.push('NOT c.is_trust_anchor');
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     return {
       select: { text: `SELECT ${SUMMARY_COLUMNS} FROM certificates c ${where} ORDER BY c.not_after, c.fingerprint`, values: params.values },

@@ -50,7 +50,7 @@ export class SearchController {
     const items = hits.map((hit) =>
       hit.kind === 'certificate'
         ? { kind: 'certificate' as const, ...toCertificateSummary(hit.certificate, now) }
-        : { kind: 'endpoint' as const, ...toEndpointResponse(hit.endpoint) },
+        : { kind: 'endpoint' as const, ...toEndpointResponse(hit.endpoint, now) },
     );
     return toPage(items, total, query);
   }

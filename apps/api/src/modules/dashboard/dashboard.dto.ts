@@ -79,6 +79,42 @@ export class StaleScanDto {
     string | null;
 }
 
+export class AlertRunTotalsDto {
+  @ApiProperty({ type: 'integer' }) alertsSent!: number;
+  @ApiProperty({ type: 'integer', description: 'Due alerts that earlier runs had delivered.' }) alreadySent!: number;
+  @ApiProperty({ type: 'integer', description: 'Not accepted by the SMTP server; the next run retries them.' }) failed!: number;
+}
+
+export class OfflineScannerDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null: it never called in.' }) lastUsedAt!: string | null;
+}
+
+export class AlertingDto {
+  @ApiProperty({ description: 'Mail is enabled and configured well enough for the alert job to send.' }) mailEnabled!: boolean;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the latest alert run (hourly or POST /alerts/run, on any replica) started; null before the first.',
+  })
+  lastRunAt!: string | null;
+  @ApiProperty({ type: AlertRunTotalsDto, nullable: true, description: "The latest run's totals; null before the first run." })
+  lastRun!: AlertRunTotalsDto | null;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Deliveries that failed and wait for the next run: the failures of the latest run, each of which the next run retries.',
+  })
+  pendingFailures!: number;
+  @ApiProperty({
+    type: [OfflineScannerDto],
+    description:
+      'Scanners that never called in or whose lastUsedAt is older than twice the longest gap of their schedule and at least 10 minutes, by name.',
+  })
+  offlineScanners!: OfflineScannerDto[];
+}
+
 export class DashboardResponseDto {
   @ApiProperty({ type: DashboardCountsDto }) counts!: DashboardCountsDto;
   @ApiProperty({ type: [ErrorEndpointDto], description: 'Oldest error first, at most `limit` rows.' }) errorEndpoints!: ErrorEndpointDto[];
@@ -88,4 +124,9 @@ export class DashboardResponseDto {
   })
   expiringCertificates!: ActiveCertificateDto[];
   @ApiProperty({ type: [StaleScanDto], description: 'Stalest first, at most `limit` rows.' }) staleScans!: StaleScanDto[];
+  @ApiProperty({
+    type: AlertingDto,
+    description: 'Whether anyone will hear of it: the same for every caller, not scoped by subscriptions.',
+  })
+  alerting!: AlertingDto;
 }

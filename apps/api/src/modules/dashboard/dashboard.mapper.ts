@@ -1,6 +1,9 @@
 import { toActiveCertificate } from '../certificates/certificates.mapper';
 import type { ActiveLinkRow } from '../certificates/certificates.repository';
-import type { DashboardResponseDto, ErrorEndpointDto, StaleScanDto } from './dashboard.dto';
+import { isScannerOnline } from '@certkeeper/domain';
+import type { AlertRun } from '../alerts/alerts.repository';
+import type { ScannerEntity } from '../scanners/scanner.entity';
+import type { AlertingDto, DashboardResponseDto, ErrorEndpointDto, StaleScanDto } from './dashboard.dto';
 import type { EndpointCounts, ErrorEndpointRow, LinkCounts, StaleScanRow } from './dashboard.repository';
 
 export interface DashboardData {
@@ -11,6 +14,28 @@ export interface DashboardData {
   errorEndpoints: ErrorEndpointRow[];
   expiring: ActiveLinkRow[];
   staleScans: StaleScanRow[];
+  alerting: AlertingState;
+}
+
+/** What the alerting block is made of: the same for every caller. */
+export interface AlertingState {
+  mailEnabled: boolean;
+  lastRun: AlertRun | null;
+  scanners: ScannerEntity[];
+}
+
+export function toAlerting(state: AlertingState, now: Date): AlertingDto {
+  const run = state.lastRun;
+  return {
+    mailEnabled: state.mailEnabled,
+    lastRunAt: run?.ranAt.toISOString() ?? null,
+    lastRun: run ? { alertsSent: run.alertsSent, alreadySent: run.alreadySent, failed: run.failed } : null,
+    // Every failed delivery is retried at the next run, so those waiting are the latest run's failures.
+    pendingFailures: run?.failed ?? 0,
+    offlineScanners: state.scanners
+      .filter((scanner) => !isScannerOnline(scanner.lastUsedAt, scanner.scanCronExpression, now))
+      .map((scanner) => ({ id: scanner.id, name: scanner.name, lastUsedAt: scanner.lastUsedAt?.toISOString() ?? null })),
+  };
 }
 
 export function toErrorEndpoint(row: ErrorEndpointRow): ErrorEndpointDto {
@@ -35,5 +60,6 @@ export function toDashboard(data: DashboardData, now: Date): DashboardResponseDt
     errorEndpoints: data.errorEndpoints.map(toErrorEndpoint),
     expiringCertificates: data.expiring.map((row) => toActiveCertificate(row, now)),
     staleScans: data.staleScans.map(toStaleScan),
+    alerting: toAlerting(data.alerting, now),
   };
 }

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AlertsModule } from '../alerts/alerts.module';
+import { ScannersModule } from '../scanners/scanners.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
 import { DashboardController } from './dashboard.controller';
@@ -7,7 +9,7 @@ import { DashboardService } from './dashboard.service';
 
 /** GET /dashboard: counts and panels per caller, scoped like alerts and calendar feeds. */
 @Module({
-  imports: [SettingsModule, UsersModule],
+  imports: [AlertsModule, ScannersModule, SettingsModule, UsersModule],
   controllers: [DashboardController],
   providers: [DashboardRepository, DashboardService],
 })

@@ -1,9 +1,11 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { Clock } from '../../common/clock';
+import { AlertsService } from '../alerts/alerts.service';
+import { ScannersService } from '../scanners/scanners.service';
 import { SettingsService } from '../settings/settings.service';
 import { UsersRepository } from '../users/users.repository';
 import type { DashboardResponseDto, DashboardScope } from './dashboard.dto';
-import { toDashboard } from './dashboard.mapper';
+import { type AlertingState, toDashboard } from './dashboard.mapper';
 import { DashboardRepository } from './dashboard.repository';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -22,6 +24,8 @@ export class DashboardService {
     private readonly dashboard: DashboardRepository,
     private readonly users: UsersRepository,
     private readonly settings: SettingsService,
+    private readonly alerts: AlertsService,
+    private readonly scanners: ScannersService,
     private readonly clock: Clock,
   ) {}
 
@@ -34,14 +38,25 @@ export class DashboardService {
     const expiringBefore = new Date(now.getTime() + (Math.max(...thresholds) + 1) * DAY_MS);
     const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
     // Independent reads, each on its own pooled connection.
-    const [endpoints, links, errorEndpoints, expiring, staleScans] = await Promise.all([
+    const [endpoints, links, errorEndpoints, expiring, staleScans, alerting] = await Promise.all([
       this.dashboard.countEndpoints(subscriptions, staleBefore),
       this.dashboard.countCurrentLinks(subscriptions, now, horizons),
       this.dashboard.findErrorEndpoints(subscriptions, request.limit),
       this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit),
       this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
+      this.alerting(),
     ]);
-    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans }, now);
+    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans, alerting }, now);
+  }
+
+  /** Whether anyone will hear of an expiry: mail, the latest alert run, the scanners. Not scoped. */
+  private async alerting(): Promise<AlertingState> {
+    const [smtp, lastRun, scanners] = await Promise.all([
+      this.settings.smtpSettings(),
+      this.alerts.lastRun(),
+      this.scanners.listScanners(),
+    ]);
+    return { mailEnabled: smtp !== null, lastRun, scanners };
   }
 
   /** scope=all: no restriction (the empty list); otherwise the caller's subscribed tags. */

@@ -101,7 +101,7 @@ export class InboxController {
     @Body() body: PromoteInboxEntryDto,
     @Actor() actor: ActorContext,
   ): Promise<EndpointResponseDto> {
-    return toEndpointResponse(await this.inbox.promote(id, body, actor));
+    return toEndpointResponse(await this.inbox.promote(id, body, actor), this.clock.now());
   }
 
   @Post(':id/dismiss')
@@ -123,6 +123,6 @@ function toBulkItem(outcome: InboxActionOutcome, now: Date): InboxBulkItemDto {
   const base = { index: outcome.index, id: outcome.id, ok: outcome.ok, status: outcome.status };
   if (!outcome.ok) return { ...base, error: outcome.error };
   return 'endpoint' in outcome
-    ? { ...base, endpoint: toEndpointResponse(outcome.endpoint) }
+    ? { ...base, endpoint: toEndpointResponse(outcome.endpoint, now) }
     : { ...base, entry: toInboxEntryResponse(outcome.entry, now) };
 }

@@ -11,7 +11,6 @@ export type EndpointType = (typeof ENDPOINT_TYPES)[number];
 @Check('endpoints_port_check', 'port BETWEEN 1 AND 65535')
 // STARTTLS_PROTOCOLS of libs/domain, spelt out as the migration EndpointStarttls wrote it.
 @Check('endpoints_starttls_check', `starttls IN ('smtp', 'imap', 'pop3', 'ftp', 'ldap', 'postgres', 'xmpp')`)
-@Index('endpoints_name_idx', ['name', 'id'])
 @Index('endpoints_host_identity_idx', ['dnsName', 'port'])
 // Discovery asks whether a host endpoint on a port names an address (docs/api-contract.md section 8).
 @Index('endpoints_ip_address_port_idx', ['ipAddress', 'port'])
@@ -24,6 +23,8 @@ export class EndpointEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoints_pkey' })
   id!: string;
 
+  /** The list's default order: natural and case-insensitive, over collation certkeeper_natural (migration EndpointListSorts). */
+  @Index('endpoints_name_natural_idx', { synchronize: false })
   @Column({ type: 'text' })
   name!: string;
 
@@ -83,6 +84,9 @@ export class EndpointEntity {
 
   /** Stale scans on the dashboard: a partial index on coalesce(last_scanned_at, created_at), see migration DashboardIndexes. */
   @Index('endpoints_stale_scan_idx', { synchronize: false })
+  // The list's lastScannedAt sort, never-scanned endpoints last either way (migration EndpointListSorts).
+  @Index('endpoints_last_scanned_at_idx', { synchronize: false })
+  @Index('endpoints_last_scanned_at_desc_idx', { synchronize: false })
   @Column({ type: 'timestamptz', nullable: true })
   lastScannedAt!: Date | null;
 
@@ -97,6 +101,16 @@ export class EndpointEntity {
   @Column({ type: 'timestamptz', nullable: true })
   scanRequestedAt!: Date | null;
 
+  /**
+   * The notAfter of the current certificate that expires first; null without one. Kept by triggers
+   * on endpoint_certificates (migration EndpointListSorts), never written by the application.
+   */
+  @Index('endpoints_soonest_not_after_idx', { synchronize: false })
+  @Index('endpoints_soonest_not_after_desc_idx', { synchronize: false })
+  @Column({ type: 'timestamptz', nullable: true, insert: false, update: false })
+  soonestNotAfter!: Date | null;
+
+  @Index('endpoints_created_at_idx', { synchronize: false })
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;
 

@@ -24,6 +24,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { expiringWithinBefore } from '@certkeeper/domain';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
@@ -44,6 +45,7 @@ import {
   TlsProfileResponseDto,
 } from './endpoints.dto';
 import { toBulkResult, toCurrentCertificate, toEndpointResponse, toScanHistoryRow, toTlsProfile } from './endpoints.mapper';
+import type { EndpointRow } from './endpoints.repository';
 import { EndpointsService } from './endpoints.service';
 
 @ApiTags('endpoints')
@@ -59,9 +61,13 @@ export class EndpointsController {
     summary: 'List endpoints',
     description:
       'Needs `endpoints:view`. ' +
-      'Endpoints sorted by name, filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
-      '(a protocol, or `none` for host endpoints on implicit TLS) and `q` (part of ' +
-      'the name, dnsName or metadataUrl, any case). Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
+      'Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
+      '(a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and ' +
+      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included). Each row carries ' +
+      '`soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` ' +
+      '(default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` ' +
+      'reverses; endpoints without a value come last either way. ' +
+      'Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
       'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.',
   })
   @RequirePermission('endpoints:view')
@@ -70,6 +76,7 @@ export class EndpointsController {
     @Query() query: EndpointListQueryDto,
     @RequestedFormat() format: ExportFormat,
   ): Promise<Page<EndpointResponseDto> | StreamableFile> {
+    const now = this.clock.now();
     const criteria = {
       type: query.type,
       enabled: query.enabled,
@@ -77,18 +84,24 @@ export class EndpointsController {
       tags: query.tag,
       q: query.q,
       starttls: query.starttls,
+      expiringBefore: query.expires_within === undefined ? undefined : expiringWithinBefore(query.expires_within, now),
+      sort: query.sort,
     };
     if (format === 'csv') {
       return streamCsv({
         list: 'endpoints',
         item: EndpointResponseDto,
         open: () => this.endpoints.exportEndpoints(criteria),
-        toItem: toEndpointResponse,
-        now: this.clock.now(),
+        toItem: (row: EndpointRow) => toEndpointResponse(row, now),
+        now,
       });
     }
     const { rows, total } = await this.endpoints.listEndpoints({ ...criteria, limit: query.limit, offset: query.offset });
-    return toPage(rows.map(toEndpointResponse), total, query);
+    return toPage(
+      rows.map((row) => toEndpointResponse(row, now)),
+      total,
+      query,
+    );
   }
 
   @Post()
@@ -105,7 +118,7 @@ export class EndpointsController {
   @ApiCreatedResponse({ type: EndpointResponseDto })
   @ApiConflictResponse({ description: 'An endpoint with the same identity exists on the same scanner.' })
   async createEndpoint(@Body() input: EndpointInputDto, @Actor() actor: ActorContext): Promise<EndpointResponseDto> {
-    return toEndpointResponse(await this.endpoints.createEndpoint(input, actor));
+    return toEndpointResponse(await this.endpoints.createEndpoint(input, actor), this.clock.now());
   }
 
   @Post('bulk')
@@ -123,7 +136,7 @@ export class EndpointsController {
   @ApiBody({ type: [EndpointInputDto] })
   @ApiOkResponse({ type: BulkResultDto, description: 'Per-row results; a failing row never blocks the others.' })
   async bulkCreateEndpoints(@Body() rows: unknown, @Actor() actor: ActorContext): Promise<BulkResultDto> {
-    return toBulkResult(await this.endpoints.bulkCreate(rows, actor));
+    return toBulkResult(await this.endpoints.bulkCreate(rows, actor), this.clock.now());
   }
 
   @Get(':id')
@@ -138,7 +151,7 @@ export class EndpointsController {
   async getEndpoint(@Param('id', ParseUUIDPipe) id: string): Promise<EndpointDetailResponseDto> {
     const [endpoint, current] = await Promise.all([this.endpoints.getEndpoint(id), this.endpoints.currentCertificates(id)]);
     const now = this.clock.now();
-    return { ...toEndpointResponse(endpoint), currentCertificates: current.map((row) => toCurrentCertificate(row, now)) };
+    return { ...toEndpointResponse(endpoint, now), currentCertificates: current.map((row) => toCurrentCertificate(row, now)) };
   }
 
   @Put(':id')
@@ -156,7 +169,7 @@ export class EndpointsController {
     @Body() input: EndpointInputDto,
     @Actor() actor: ActorContext,
   ): Promise<EndpointResponseDto> {
-    return toEndpointResponse(await this.endpoints.updateEndpoint(id, input, 'replace', actor));
+    return toEndpointResponse(await this.endpoints.updateEndpoint(id, input, 'replace', actor), this.clock.now());
   }
 
   @Patch(':id')
@@ -174,7 +187,7 @@ export class EndpointsController {
     @Body() input: EndpointInputDto,
     @Actor() actor: ActorContext,
   ): Promise<EndpointResponseDto> {
-    return toEndpointResponse(await this.endpoints.updateEndpoint(id, input, 'patch', actor));
+    return toEndpointResponse(await this.endpoints.updateEndpoint(id, input, 'patch', actor), this.clock.now());
   }
 
   @Delete(':id')

@@ -17,10 +17,11 @@ import {
 } from 'class-validator';
 import { WithExportFormat } from '../../common/http/csv/export-format';
 import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
-import { IsDnsNameOrIp, IsHttpUrl, IsIpAddress, IsTagList, ToBoolean } from '../../common/validation/decorators';
+import { IsDnsNameOrIp, IsHttpUrl, IsIpAddress, IsTagList, ToBoolean, ToInteger } from '../../common/validation/decorators';
 import { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 import { ENDPOINT_TYPES, type EndpointType } from './endpoint.entity';
+import { ENDPOINT_SORT_KEYS, ENDPOINT_SORTS, type EndpointSort } from './endpoint-sort';
 
 export const MAX_TAGS = 100;
 
@@ -154,6 +155,31 @@ export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
   @MinLength(1)
   @MaxLength(200)
   q?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 3650,
+    description: 'Only endpoints with a current certificate expiring within this many days (daysRemaining <= it), expired ones included.',
+  })
+  @IsOptional()
+  @ToInteger()
+  @IsInt({ message: 'expires_within must be a whole number of days from 0 to 3650' })
+  @Min(0, { message: 'expires_within must be a whole number of days from 0 to 3650' })
+  @Max(3650, { message: 'expires_within must be a whole number of days from 0 to 3650' })
+  expires_within?: number;
+
+  @ApiPropertyOptional({
+    enum: ENDPOINT_SORTS,
+    default: 'name',
+    description:
+      'name: natural order ("app 2" before "app 10"), any case; daysRemaining: the soonest-expiring current certificate first, ' +
+      'expired first; lastScannedAt; createdAt. A leading `-` reverses. Endpoints without a current certificate (daysRemaining) ' +
+      'or never scanned (lastScannedAt) come last in both directions.',
+  })
+  @IsOptional()
+  @IsIn(ENDPOINT_SORTS, { message: `sort must be one of ${ENDPOINT_SORT_KEYS.join(', ')}, optionally with a leading - to reverse` })
+  sort: EndpointSort = 'name';
 }
 
 /** The scan history window, or with `format=csv` the whole history. */
@@ -202,6 +228,19 @@ export class EndpointResponseDto {
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) errorSince!: string | null;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastScannedAt!: string | null;
   @ApiProperty({ type: String, nullable: true }) lastScanError!: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    type: String,
+    nullable: true,
+    description: 'The notAfter of the current certificate that expires first; null without a current certificate.',
+  })
+  soonestNotAfter!: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: "soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.",
+  })
+  daysRemaining!: number | null;
   @ApiProperty({
     type: Boolean,
     nullable: true,

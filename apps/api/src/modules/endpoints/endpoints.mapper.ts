@@ -15,7 +15,8 @@ import type { TlsProfileEntity } from './tls-profile.entity';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-export function toEndpointResponse(row: EndpointRow): EndpointResponseDto {
+/** `now` gives daysRemaining of the soonest-expiring current certificate. */
+export function toEndpointResponse(row: EndpointRow, now: Date): EndpointResponseDto {
   return {
     id: row.id,
     name: row.name,
@@ -33,6 +34,8 @@ export function toEndpointResponse(row: EndpointRow): EndpointResponseDto {
     errorSince: iso(row.errorSince),
     lastScannedAt: iso(row.lastScannedAt),
     lastScanError: row.lastScanError,
+    soonestNotAfter: iso(row.soonestNotAfter),
+    daysRemaining: row.soonestNotAfter ? daysRemaining(row.soonestNotAfter, now) : null,
     chainComplete: row.type === 'host' ? row.chainComplete : null,
     resolvedIp: row.type === 'host' ? row.resolvedIp : null,
     samlMetadata: row.type === 'saml' ? row.samlMetadata : null,
@@ -56,10 +59,10 @@ export function toCurrentCertificate(row: CurrentCertificateRow, now: Date): Cur
   };
 }
 
-export function toBulkResult(outcomes: BulkRowOutcome[]): BulkResultDto {
+export function toBulkResult(outcomes: BulkRowOutcome[], now: Date): BulkResultDto {
   const results = outcomes.map((outcome) =>
     outcome.ok
-      ? { index: outcome.index, ok: true, status: outcome.status, endpoint: toEndpointResponse(outcome.endpoint) }
+      ? { index: outcome.index, ok: true, status: outcome.status, endpoint: toEndpointResponse(outcome.endpoint, now) }
       : { index: outcome.index, ok: false, status: outcome.status, error: outcome.error },
   );
   const created = outcomes.filter((o) => o.ok).length;

@@ -3,12 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ENDPOINT_WRITE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { CountCache } from '../../database/count-cache';
-import { escapeLike, searchSortKey } from '../../database/like';
+import { escapeLike, searchSortKey, type SortKeyType } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import { TableUpkeep } from '../../database/table-upkeep';
 import type { Transaction } from '../../database/transaction';
 import type { StarttlsProtocol } from '@certkeeper/domain';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
+import type { EndpointSort, EndpointSortKey } from './endpoint-sort';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import { SCAN_WORK_CHANNEL } from './scan-work-channel';
 import { TlsProfileEntity } from './tls-profile.entity';
@@ -45,6 +46,10 @@ export interface EndpointCriteria {
   q?: string;
   /** A protocol, or 'none' for implicit TLS (host endpoints without an upgrade). */
   starttls?: StarttlsProtocol | 'none';
+  /** Only endpoints with a current certificate whose notAfter is before this instant (expires_within). */
+  expiringBefore?: Date;
+  /** The list's order; name when omitted. */
+  sort?: EndpointSort;
 }
 
 export interface EndpointFilter extends EndpointCriteria {
@@ -69,7 +74,7 @@ export function endpointIdentity(
 const STORED_COLUMNS = `e.id, e.name, e.type, e.enabled, e.scan_exempt AS "scanExempt", e.scanner_id AS "scannerId", e.notes, e.tags,
          e.dns_name AS "dnsName", e.port, e.ip_address AS "ipAddress", e.starttls, e.metadata_url AS "metadataUrl",
          e.saml_metadata AS "samlMetadata", e.error_since AS "errorSince", e.last_scanned_at AS "lastScannedAt",
-         e.last_scan_error AS "lastScanError", e.created_at AS "createdAt", e.updated_at AS "updatedAt"`;
+         e.last_scan_error AS "lastScanError", e.soonest_not_after AS "soonestNotAfter", e.created_at AS "createdAt", e.updated_at AS "updatedAt"`;
 
 const ENDPOINT_COLUMNS = `${STORED_COLUMNS}, latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp"`;
 
@@ -103,23 +108,24 @@ export class EndpointsRepository {
   }
 
   /**
-   * One page sorted by name, and the number of all matches. A search (`q`) is counted first: how
-   * many match decides how the page is found (searchSortKey); other pages count alongside.
+   * One page in the requested order, and the number of all matches. A search (`q`) is counted
+   * first: how many match decides how its page is found (searchSortKey); other pages count
+   * alongside.
    */
   async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
     const { where, params } = matching(filter);
-    const count = this.counts.count(countQuery(where, params), ['endpoints']);
-    const nameKey = filter.q ? searchSortKey('e.name', await count) : 'e.name';
+    const count = this.countOf(where, params, filter);
+    const order = orderOf(filter.sort ?? 'name', filter.q ? await count : undefined);
     const param = (value: unknown) => `$${params.push(value)}`;
     const [rows, total] = await Promise.all([
-      // The window is chosen over (name, id) alone, an index-only scan even at a deep offset; the
-      // rows and their latest scan are read for the page's 50 ids only.
+      // The window is chosen over (sort key, id) alone, an index-only scan even at a deep offset;
+      // the rows and their latest scan are read for the page's 50 ids only.
       this.dataSource.query<EndpointRow[]>(
         `SELECT ${ENDPOINT_COLUMNS}
-           FROM (SELECT e.id FROM endpoints e ${where} ORDER BY ${nameKey}, e.id LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}) page
+           FROM (SELECT e.id FROM endpoints e ${where} ORDER BY ${order.window} LIMIT ${param(filter.limit)} OFFSET ${param(filter.offset)}) page
            JOIN endpoints e ON e.id = page.id
            ${LATEST_SCAN}
-          ORDER BY e.name, e.id`,
+          ORDER BY ${order.rows}`,
         params,
       ),
       count,
@@ -130,12 +136,20 @@ export class EndpointsRepository {
   /** The number of endpoints matching the list filters. */
   countMatching(criteria: EndpointCriteria): Promise<number> {
     const { where, params } = matching(criteria);
-    return this.counts.count(countQuery(where, params), ['endpoints']);
+    return this.countOf(where, params, criteria);
   }
 
-  /** Every endpoint matching the list filters, in the list's order (by name), for an export. */
+  /** Every endpoint matching the list filters, in the list's order, for an export. */
   streamMatching(criteria: EndpointCriteria): Promise<RowStream<EndpointRow>> {
     return openRowStream(this.dataSource, matchingQuery(criteria));
+  }
+
+  /** From the count cache, unless the filters depend on the clock (expires_within), which nothing notifies. */
+  private async countOf(where: string, params: unknown[], criteria: EndpointCriteria): Promise<number> {
+    const query = countQuery(where, params);
+    if (criteria.expiringBefore === undefined) return this.counts.count(query, ['endpoints']);
+    const rows = await this.dataSource.query<{ total: number }[]>(query.text, query.values);
+    return rows[0].total;
   }
 
   /** The identities (see endpointIdentity) already taken among endpoints that could collide with `records`. */
@@ -284,6 +298,7 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
   if (criteria.starttls === 'none') conditions.push(`e.type = 'host' AND e.starttls IS NULL`);
   else if (criteria.starttls) conditions.push(`e.starttls = ${param(criteria.starttls)}`);
   if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
+  if (criteria.expiringBefore) conditions.push(`e.soonest_not_after < ${param(criteria.expiringBefore)}`);
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
@@ -295,7 +310,34 @@ function countQuery(where: string, params: unknown[]): SqlQuery {
 /** Every matching endpoint with its latest scan, in the order of the list. */
 function matchingQuery(criteria: EndpointCriteria): SqlQuery {
   const { where, params } = matching(criteria);
-  return { text: `${SELECT_ENDPOINT} ${where} ORDER BY e.name, e.id`, values: params };
+  return { text: `${SELECT_ENDPOINT} ${where} ORDER BY ${orderOf(criteria.sort ?? 'name').rows}`, values: params };
+}
+
+/**
+ * Each sort key as its index (migration EndpointListSorts) is written, so that the page's window
+ * is an index-only scan. Endpoints without a value (no current certificate, never scanned) come
+ * last in both directions; ties go by id, reversed with the key.
+ */
+const SORT_KEYS: Record<EndpointSortKey, { column: string; type: SortKeyType; collation?: string; nullable: boolean }> = {
+  name: { column: 'e.name', type: 'text', collation: 'certkeeper_natural', nullable: false },
+  daysRemaining: { column: 'e.soonest_not_after', type: 'timestamptz', nullable: true },
+  lastScannedAt: { column: 'e.last_scanned_at', type: 'timestamptz', nullable: true },
+  createdAt: { column: 'e.created_at', type: 'timestamptz', nullable: false },
+};
+
+/**
+ * The ORDER BY of the page's window and of its rows. With a search (`q`) of `matches` matches the
+ * window's key may be an expression no index serves, so that few matches are sorted rather than
+ * found by walking the key's index (searchSortKey); the rows keep the plain order.
+ */
+function orderOf(sort: EndpointSort, matches?: number): { window: string; rows: string } {
+  const descending = sort.startsWith('-');
+  const key = SORT_KEYS[(descending ? sort.slice(1) : sort) as EndpointSortKey];
+  const by = (column: string) => {
+    const value = key.collation ? `${column} COLLATE ${key.collation}` : column;
+    return descending ? `${value} DESC${key.nullable ? ' NULLS LAST' : ''}, e.id DESC` : `${value}, e.id`;
+  };
+  return { window: by(matches === undefined ? key.column : searchSortKey(key.column, matches, key.type)), rows: by(key.column) };
 }
 
 function historyQuery(endpointId: string): SqlQuery {

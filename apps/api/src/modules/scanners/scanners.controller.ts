@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
+import { Clock } from '../../common/clock';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
 import { CreateScannerDto, PatchScannerDto, ScannerResponseDto, ScannerWithTokenResponseDto, toScannerResponse } from './scanners.dto';
@@ -9,17 +10,23 @@ import { ScannersService } from './scanners.service';
 @ApiTags('scanners')
 @Controller('scanners')
 export class ScannersController {
-  constructor(private readonly scanners: ScannersService) {}
+  constructor(
+    private readonly scanners: ScannersService,
+    private readonly clock: Clock,
+  ) {}
 
   @Get()
   @ApiOperation({
     summary: 'List scanners',
-    description: 'Needs `scanners:view`. Every scanner, by name, with when it last called the API; never a token.',
+    description:
+      'Needs `scanners:view`. Every scanner, by name, with when it last called the API and whether it counts as `online` ' +
+      '(it called in no longer ago than twice the longest gap of its scan schedule and at least 10 minutes); never a token.',
   })
   @RequirePermission('scanners:view')
   @ApiOkResponse({ type: [ScannerResponseDto] })
   async listScanners(): Promise<ScannerResponseDto[]> {
-    return (await this.scanners.listScanners()).map(toScannerResponse);
+    const now = this.clock.now();
+    return (await this.scanners.listScanners()).map((scanner) => toScannerResponse(scanner, now));
   }
 
   @Post()
@@ -35,7 +42,7 @@ export class ScannersController {
   @ApiConflictResponse({ description: 'The name is taken.' })
   async createScanner(@Body() dto: CreateScannerDto, @Actor() actor: ActorContext): Promise<ScannerWithTokenResponseDto> {
     const { scanner, token } = await this.scanners.createScanner(dto, actor);
-    return { ...toScannerResponse(scanner), token };
+    return { ...toScannerResponse(scanner, this.clock.now()), token };
   }
 
   @Get(':id')
@@ -48,7 +55,7 @@ export class ScannersController {
   @RequirePermission('scanners:view')
   @ApiOkResponse({ type: ScannerResponseDto })
   async getScanner(@Param('id', ParseUUIDPipe) id: string): Promise<ScannerResponseDto> {
-    return toScannerResponse(await this.scanners.getScanner(id));
+    return toScannerResponse(await this.scanners.getScanner(id), this.clock.now());
   }
 
   @Put(':id')
@@ -66,7 +73,7 @@ export class ScannersController {
     @Body() dto: CreateScannerDto,
     @Actor() actor: ActorContext,
   ): Promise<ScannerResponseDto> {
-    return toScannerResponse(await this.scanners.replaceScanner(id, dto, actor));
+    return toScannerResponse(await this.scanners.replaceScanner(id, dto, actor), this.clock.now());
   }
 
   @Patch(':id')
@@ -82,7 +89,7 @@ export class ScannersController {
     @Body() dto: PatchScannerDto,
     @Actor() actor: ActorContext,
   ): Promise<ScannerResponseDto> {
-    return toScannerResponse(await this.scanners.patchScanner(id, dto, actor));
+    return toScannerResponse(await this.scanners.patchScanner(id, dto, actor), this.clock.now());
   }
 
   @Delete(':id')
@@ -113,7 +120,7 @@ export class ScannersController {
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerResponseDto })
   async makeDefaultScanner(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<ScannerResponseDto> {
-    return toScannerResponse(await this.scanners.makeDefault(id, actor));
+    return toScannerResponse(await this.scanners.makeDefault(id, actor), this.clock.now());
   }
 
   @Post(':id/regenerate-token')
@@ -128,6 +135,6 @@ export class ScannersController {
   @ApiOkResponse({ type: ScannerWithTokenResponseDto })
   async regenerateScannerToken(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<ScannerWithTokenResponseDto> {
     const { scanner, token } = await this.scanners.regenerateToken(id, actor);
-    return { ...toScannerResponse(scanner), token };
+    return { ...toScannerResponse(scanner, this.clock.now()), token };
   }
 }

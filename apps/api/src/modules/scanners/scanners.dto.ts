@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { isScannerOnline } from '@certkeeper/domain';
 import { IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsCronExpression, IsOmittable } from '../../common/validation/decorators';
 import { DEFAULT_SCAN_CONCURRENCY, DEFAULT_SCAN_CRON, type ScannerEntity } from './scanner.entity';
@@ -44,6 +45,11 @@ export class ScannerResponseDto {
   @ApiProperty() scanConcurrency!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastUsedAt!: string | null;
+  @ApiProperty({
+    description:
+      'false when it never called in or its lastUsedAt is older than twice the longest gap of its scan schedule and at least 10 minutes.',
+  })
+  online!: boolean;
 }
 
 export class ScannerWithTokenResponseDto extends ScannerResponseDto {
@@ -51,7 +57,7 @@ export class ScannerWithTokenResponseDto extends ScannerResponseDto {
   token!: string;
 }
 
-export function toScannerResponse(scanner: ScannerEntity): ScannerResponseDto {
+export function toScannerResponse(scanner: ScannerEntity, now: Date): ScannerResponseDto {
   return {
     id: scanner.id,
     name: scanner.name,
@@ -60,5 +66,6 @@ export function toScannerResponse(scanner: ScannerEntity): ScannerResponseDto {
     scanConcurrency: scanner.scanConcurrency,
     createdAt: scanner.createdAt.toISOString(),
     lastUsedAt: scanner.lastUsedAt?.toISOString() ?? null,
+    online: isScannerOnline(scanner.lastUsedAt, scanner.scanCronExpression, now),
   };
 }
