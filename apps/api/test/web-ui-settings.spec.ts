@@ -111,11 +111,11 @@ describeWithChromium('the Settings screens in a browser', () => {
     expect(await test.getByLabel('Recipient').getAttribute('aria-invalid')).toBe('true');
     expect(smtp.messages.length).toBe(sent);
 
-    // A bad port: the API's sentence next to the field, nothing stored.
+    // A bad port: named by the form next to the field, nothing stored.
     await form.getByLabel('Port').fill('70000');
     await form.getByRole('button', { name: 'Save mail settings' }).click();
     await page.locator('#mail-port-error').waitFor();
-    expect(await page.locator('#mail-port-error').textContent()).toMatch(/^port /);
+    expect(await page.locator('#mail-port-error').textContent()).toBe('The port is a whole number from 1 to 65535.');
     expect((await t.http.get('/api/v1/settings/mail').set(bearer(admin)).expect(200)).body).toMatchObject({ port: closedPort });
     expect(await seriousViolations(page)).toEqual([]);
 
