@@ -12,10 +12,16 @@ type Endpoint = Schemas['EndpointResponseDto'];
 export async function findDuplicate(body: EndpointInput, exceptId?: string): Promise<Endpoint | null> {
   const wanted = body.type === 'host' ? body.dnsName : body.type === 'saml' ? body.metadataUrl : undefined;
   if (!wanted) return null;
-  const { data } = await api.GET('/api/v1/endpoints', { params: { query: { type: body.type, q: wanted, limit: 100 } } });
-  const candidates = (data?.items ?? []).filter((endpoint) => endpoint.id !== exceptId && sameTarget(endpoint, body));
-  // No scanner chosen means the default one; the API stored its id, which this form does not know.
-  return candidates.find((endpoint) => !body.scannerId || endpoint.scannerId === body.scannerId) ?? null;
+  const [{ data }, scanners] = await Promise.all([
+    api.GET('/api/v1/endpoints', { params: { query: { type: body.type, q: wanted, limit: 100 } } }),
+    body.scannerId ? null : api.GET('/api/v1/scanners'),
+  ]);
+  // No scanner chosen means the default one, whose id the API stored.
+  const scannerId = body.scannerId ?? scanners?.data?.find((scanner) => scanner.isDefault)?.id;
+  return (
+    (data?.items ?? []).find((endpoint) => endpoint.id !== exceptId && endpoint.scannerId === scannerId && sameTarget(endpoint, body)) ??
+    null
+  );
 }
 
 function sameTarget(endpoint: Endpoint, body: EndpointInput): boolean {

@@ -300,11 +300,15 @@ export function EndpointForm({
       <textarea {...field('notes')} rows={3} value={values.notes} onChange={(e) => set('notes', e.target.value)} />
       <FieldError idPrefix={ID} field="notes" problems={problems} />
 
-      <GeneralProblem problems={problems} />
-      {duplicateOf && (
-        <p className="error">
-          The existing endpoint: <Link to={`/endpoints/${duplicateOf.id}`}>{duplicateOf.name}</Link>
+      {duplicateOf ? (
+        // The API's 409 names its rule in field names; said here in words, with the endpoint to open.
+        <p className="error" role="alert">
+          {values.type === 'saml' ? 'This metadata URL' : 'This host, port and IP address'} on this scanner{' '}
+          {values.type === 'saml' ? 'is' : 'are'} already watched by <Link to={`/endpoints/${duplicateOf.id}`}>{duplicateOf.name}</Link>.
+          Nothing was saved.
         </p>
+      ) : (
+        <GeneralProblem problems={problems} />
       )}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
