@@ -52,11 +52,11 @@ export function ShownOnce({
 /** A command or other text to copy as a whole, in a read-only box that wraps instead of widening the page. */
 export function CopyText({ id, label, copyLabel, value }: { id: string; label: string; copyLabel: string; value: string }) {
   return (
-    <>
+    <div className="copy-block">
       <label htmlFor={id}>{label}</label>
-      <textarea id={id} className="mono copy-text" readOnly rows={2} value={value} onFocus={(event) => event.target.select()} />
+      <textarea id={id} className="mono copy-text" readOnly rows={3} value={value} onFocus={(event) => event.target.select()} />
       <CopyButton label={copyLabel} value={value} />
-    </>
+    </div>
   );
 }
 

@@ -17,7 +17,7 @@ const STORES: { key: 'mozilla' | 'apple' | 'microsoft' | 'chrome'; name: string 
   { key: 'mozilla', name: 'Mozilla' },
   { key: 'apple', name: 'Apple' },
   { key: 'microsoft', name: 'Microsoft' },
-  { key: 'chrome', name: 'Chrome' },
+  { key: 'chrome', name: 'Google Chrome' },
 ];
 
 /** The problems of the picked files that the API would refuse anyway, before anything is sent. */
@@ -121,7 +121,8 @@ export function RootStoreImport({ onImported }: { onImported: () => void }) {
           </ul>
           <p className="muted">
             {result.skippedRows} CSV {result.skippedRows === 1 ? 'row' : 'rows'} skipped for lack of a SHA-256 fingerprint;{' '}
-            {result.evaluated} certificates re-evaluated, {result.changed} {result.changed === 1 ? 'verdict' : 'verdicts'} changed.
+            {result.evaluated} {result.evaluated === 1 ? 'certificate' : 'certificates'} re-evaluated, {result.changed}{' '}
+            {result.changed === 1 ? 'verdict' : 'verdicts'} changed.
           </p>
         </div>
       )}
