@@ -52,7 +52,8 @@ describeWithChromium('forms, agent commands, root-store import, alert e-mails an
 
   /** The sentence shown by a field, through the input's aria-describedby, as assistive technology reads it. */
   async function sentenceOf(label: ReturnType<Page['getByLabel']>): Promise<string | null> {
-    const id = await label.getAttribute('aria-describedby');
+    // A field may also be described by a hint; its sentence is the one whose id ends in -error.
+    const id = (await label.getAttribute('aria-describedby'))?.split(' ').find((one) => one.endsWith('-error'));
     if (!id) return null;
     expect(await label.getAttribute('aria-invalid')).toBe('true');
     return page.locator(`[id="${id}"]`).textContent();
@@ -255,6 +256,25 @@ describeWithChromium('forms, agent commands, root-store import, alert e-mails an
         expect(await sentenceOf(mail.getByLabel('Port'))).toBe('The port is a whole number from 1 to 65535.');
         expect(await sentenceOf(mail.getByLabel('From address'))).toMatch(/is not an e-mail address/);
         await looked(viewport, 'mail-form-problems');
+
+        await page.goto('/settings');
+        const thresholds = page.getByRole('form', { name: 'Change the thresholds' });
+        await thresholds.getByLabel(/^Days before expiry/).fill('30, soon');
+        await thresholds.getByRole('button', { name: 'Save thresholds' }).click();
+        expect(await sentenceOf(thresholds.getByLabel(/^Days before expiry/))).toBe(
+          '“soon” is not a number of days: each is a whole number from 1 to 3650.',
+        );
+
+        await page.goto('/settings/oidc');
+        const oidc = page.getByRole('form', { name: 'Provider' });
+        await oidc.getByLabel('Offer sign-in with this provider').check();
+        await oidc.getByLabel(/^Scopes/).fill('email profile');
+        await oidc.getByRole('button', { name: 'Save sign-in settings' }).click();
+        await oidc.getByText('Nothing was sent: correct the 3 marked fields.').waitFor();
+        expect(await sentenceOf(oidc.getByLabel('Issuer URL'))).toBe('Enter the issuer URL to enable sign-in.');
+        expect(await sentenceOf(oidc.getByLabel('Client id'))).toBe('Enter the client id to enable sign-in.');
+        expect(await sentenceOf(oidc.getByLabel(/^Scopes/))).toBe('The scopes include openid, such as “openid email profile”.');
+        await looked(viewport, 'oidc-form-problems');
 
         await page.goto('/certificates');
         const upload = page.getByRole('form', { name: 'Upload certificates' });

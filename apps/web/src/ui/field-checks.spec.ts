@@ -1,6 +1,20 @@
 // Jest's functions imported, not global: the web's tsconfig (which type-checks these specs) loads no test types.
 import { describe, expect, it } from '@jest/globals';
-import { cron, dnsName, email, httpUrl, integerFrom, ipAddress, isIpAddress, maxLength, pem, port, required, tags } from './field-checks';
+import {
+  cron,
+  dnsName,
+  email,
+  httpUrl,
+  integerFrom,
+  ipAddress,
+  isIpAddress,
+  maxLength,
+  pem,
+  port,
+  required,
+  tags,
+  thresholdDays,
+} from './field-checks';
 
 describe('field checks', () => {
   it('required: blank or spaces only is missing', () => {
@@ -60,6 +74,17 @@ describe('field checks', () => {
   it('cron: five fields of cron characters', () => {
     for (const good of ['0 * * * *', '*/15 2-4 1,15 JAN-MAR MON-FRI', '']) expect(cron(good)).toBeNull();
     for (const bad of ['every hour', '0 * * *', '0 * * * * *', '0 * * * $']) expect(cron(bad)).toMatch(/^A schedule is 5 fields/);
+  });
+
+  it('thresholdDays: 1 to 20 whole numbers of days from 1 to 3650', () => {
+    expect(thresholdDays('30, 14 7;1')).toBeNull();
+    expect(thresholdDays(' , ')).toBe('Enter at least one number of days, such as 30, 14, 7.');
+    expect(thresholdDays('30, 0')).toBe('“0” is not a number of days: each is a whole number from 1 to 3650.');
+    expect(thresholdDays('soon')).toBe('“soon” is not a number of days: each is a whole number from 1 to 3650.');
+    expect(thresholdDays('3651')).toMatch(/^“3651” is not a number of days/);
+    expect(thresholdDays(Array.from({ length: 21 }, (_, i) => i + 1).join(','))).toBe('21 thresholds: at most 20.');
+    // Repeats are left to the API, which names them.
+    expect(thresholdDays('7, 7')).toBeNull();
   });
 
   it('tags: at most 100 characters each, nothing invisible', () => {

@@ -98,6 +98,16 @@ export function cron(value: string): string | null {
   return null;
 }
 
+/** Alert thresholds: 1 to 20 whole numbers of days from 1 to 3650, separated by commas or spaces (repeats are the API's to name). */
+export function thresholdDays(text: string): string | null {
+  const entries = text.split(/[\s,;]+/).filter((entry) => entry !== '');
+  if (entries.length === 0) return 'Enter at least one number of days, such as 30, 14, 7.';
+  const bad = entries.find((entry) => integerFrom(entry, 1, 3650, 'a threshold') !== null);
+  if (bad !== undefined) return `“${bad}” is not a number of days: each is a whole number from 1 to 3650.`;
+  if (entries.length > 20) return `${entries.length} thresholds: at most 20.`;
+  return null;
+}
+
 /** Tags separated by commas: each `category:value` or a bare value, 1..100 printable characters (as the API's isTag). */
 export function tags(list: readonly string[]): string | null {
   const long = list.find((tag) => [...tag].length > 100);
