@@ -143,7 +143,7 @@ describeWithChromium('the endpoint screens in a browser', () => {
     await page.getByLabel('Name', { exact: true }).fill('');
     await page.getByRole('button', { name: 'Save endpoint' }).click();
     await page.locator('#endpoint-name-error').waitFor();
-    expect(await page.locator('#endpoint-name-error').textContent()).toMatch(/^name /);
+    expect(await page.locator('#endpoint-name-error').textContent()).toBe('Enter a name.');
     expect(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Name', { exact: true }).fill('Partner API v2');
     await page.getByRole('button', { name: 'Save endpoint' }).click();

@@ -1,6 +1,6 @@
 // Jest's functions imported, not global: the web's tsconfig (which type-checks these specs) loads no test types.
 import { describe, expect, it } from '@jest/globals';
-import { splitProblems } from './form-problems';
+import { checkedProblems, firstOf, splitProblems } from './form-problems';
 
 const ENDPOINT_FIELDS = ['name', 'dnsName', 'port', 'tag', 'tags'] as const;
 
@@ -74,5 +74,24 @@ describe('splitProblems', () => {
 
   it('with no field to match, everything is general', () => {
     expect(splitProblems('port must be an integer', [])).toEqual({ byField: {}, general: 'port must be an integer' });
+  });
+});
+
+describe('checkedProblems', () => {
+  it('is null when every check passed', () => {
+    expect(checkedProblems({ name: null, port: undefined })).toBeNull();
+  });
+
+  it('keeps every field with a sentence and says nothing was sent, counting them', () => {
+    expect(checkedProblems({ name: 'Enter a name.', port: 'The port is a whole number from 1 to 65535.', tags: null })).toEqual({
+      byField: { name: 'Enter a name.', port: 'The port is a whole number from 1 to 65535.' },
+      general: 'Nothing was sent: correct the 2 marked fields.',
+    });
+    expect(checkedProblems({ name: 'Enter a name.' })?.general).toBe('Nothing was sent: correct the marked field.');
+  });
+
+  it('firstOf answers the first sentence of several checks', () => {
+    expect(firstOf(null, 'b', 'c')).toBe('b');
+    expect(firstOf(null, null)).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The API answers a refused body with one sentence per problem, each starting with the field it
- * names ("port must not be greater than 65535"). A form shows each sentence next to its field and
- * the rest above its buttons, as the API wrote them.
+ * A form first checks what a person typed (ui/field-checks.ts) and shows every slip at once, next
+ * to its field, without sending anything. The API answers a refused body with one sentence per
+ * problem, each starting with the field it names ("port must not be greater than 65535"); a form
+ * shows each of those next to its field and the rest above its buttons, as the API wrote them.
  */
 export interface Problems<F extends string> {
   byField: Partial<Record<F, string>>;
@@ -10,6 +11,33 @@ export interface Problems<F extends string> {
 
 export function noProblems<F extends string>(): Problems<F> {
   return { byField: {}, general: null };
+}
+
+/**
+ * The problems a form found itself before sending, each field with its first sentence; null when
+ * every check passed. A line above the buttons says that nothing was sent and how many to correct.
+ */
+export function checkedProblems<F extends string>(checks: Partial<Record<F, string | null | undefined>>): Problems<F> | null {
+  const byField: Partial<Record<F, string>> = {};
+  for (const [field, sentence] of Object.entries(checks) as [F, string | null | undefined][]) if (sentence) byField[field] = sentence;
+  const count = Object.keys(byField).length;
+  if (count === 0) return null;
+  return {
+    byField,
+    general: count === 1 ? 'Nothing was sent: correct the marked field.' : `Nothing was sent: correct the ${count} marked fields.`,
+  };
+}
+
+/** The first sentence of several checks of one field, or null when all passed. */
+export function firstOf(...sentences: (string | null)[]): string | null {
+  return sentences.find((sentence) => sentence !== null) ?? null;
+}
+
+/** Moves the focus to the first field with a sentence, once the form shows them, so a keyboard user lands on it. */
+export function focusFirstProblem<F extends string>(idPrefix: string, problems: Problems<F>, order: readonly F[]): void {
+  const first = order.find((field) => problems.byField[field] !== undefined);
+  if (first === undefined) return;
+  requestAnimationFrame(() => document.getElementById(`${idPrefix}-${first}`)?.focus());
 }
 
 /** Splits the API's answer between the fields its lines start with ("an", "the" and "each value in" allowed before). */

@@ -1,19 +1,7 @@
 import { useState, type ReactNode } from 'react';
 
-/** Copies a secret shown once; the text stays selectable for a browser without clipboard access. */
-export function ShownOnce({
-  id,
-  label,
-  copyLabel,
-  value,
-  note,
-}: {
-  id: string;
-  label: string;
-  copyLabel: string;
-  value: string;
-  note: string;
-}) {
+/** A copy button with its outcome beside it; the text stays selectable for a browser without clipboard access. */
+function CopyButton({ label, value }: { label: string; value: string }) {
   const [copied, setCopied] = useState<string | null>(null);
   async function copy() {
     try {
@@ -24,16 +12,50 @@ export function ShownOnce({
     }
   }
   return (
+    <div className="actions">
+      <button type="button" onClick={() => void copy()}>
+        {label}
+      </button>
+      <span role="status">{copied}</span>
+    </div>
+  );
+}
+
+/** Copies a secret shown once. */
+export function ShownOnce({
+  id,
+  label,
+  copyLabel,
+  value,
+  note,
+  children,
+}: {
+  id: string;
+  label: string;
+  copyLabel: string;
+  value: string;
+  note: string;
+  /** What to do with the secret, below it (a scanner's commands). */
+  children?: ReactNode;
+}) {
+  return (
     <div className="card">
       <p>{note}</p>
       <label htmlFor={`${id}-value`}>{label}</label>
       <input id={`${id}-value`} className="mono shown-once" readOnly value={value} onFocus={(event) => event.target.select()} />
-      <div className="actions">
-        <button type="button" onClick={() => void copy()}>
-          {copyLabel}
-        </button>
-        <span role="status">{copied}</span>
-      </div>
+      <CopyButton label={copyLabel} value={value} />
+      {children}
+    </div>
+  );
+}
+
+/** A command or other text to copy as a whole, in a read-only box that wraps instead of widening the page. */
+export function CopyText({ id, label, copyLabel, value }: { id: string; label: string; copyLabel: string; value: string }) {
+  return (
+    <div className="copy-block">
+      <label htmlFor={id}>{label}</label>
+      <textarea id={id} className="mono copy-text" readOnly rows={3} value={value} onFocus={(event) => event.target.select()} />
+      <CopyButton label={copyLabel} value={value} />
     </div>
   );
 }

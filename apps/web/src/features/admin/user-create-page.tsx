@@ -2,10 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
-import { FieldError, fieldProps, GeneralProblem } from '../../ui/form-problems';
+import * as check from '../../ui/field-checks';
+import { checkedProblems, FieldError, fieldProps, firstOf, focusFirstProblem, GeneralProblem, type Problems } from '../../ui/form-problems';
 import { useTitle } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
-import { IdentityFields, userProblems, type IdentityValues } from './user-fields';
+import { IdentityFields, USER_FIELDS, userProblems, type IdentityValues, type UserField } from './user-fields';
 import type { UsersNotice } from './users-section';
 
 const ID = 'new-user';
@@ -18,7 +19,9 @@ export function UserCreatePage() {
   const [identity, setIdentity] = useState<IdentityValues>({ email: '', name: '', role: 'viewer', notify: true });
   const [password, setPassword] = useState('');
   const create = useAction();
-  const problems = userProblems(create.error);
+  // What the form's own checks found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<UserField> | null>(null);
+  const problems = checked ?? userProblems(create.error);
 
   if (!can('users:edit'))
     return (
@@ -30,6 +33,17 @@ export function UserCreatePage() {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    const found = checkedProblems<UserField>({
+      email: firstOf(check.required(identity.email, 'the person’s e-mail address'), check.email(identity.email)),
+      name: check.maxLength(identity.name, 200, 'the name'),
+      password: password !== '' && password.length < 8 ? `The password is ${password.length} characters long: at least 8.` : null,
+    });
+    setChecked(found);
+    if (found) {
+      create.clearError();
+      focusFirstProblem(ID, found, USER_FIELDS);
+      return;
+    }
     const email = identity.email.trim();
     const body = {
       email,

@@ -1,6 +1,7 @@
 import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
+import { pem as pemProblem } from '../../ui/field-checks';
 import { useAction } from '../../ui/use-action';
 
 /** A file's text when it is PEM; a DER file (binary) wrapped in PEM armour so that the same JSON body carries it. */
@@ -22,6 +23,9 @@ export function CertificateUpload() {
   const [pem, setPem] = useState('');
   const [stored, setStored] = useState<{ certificate: Schemas['CertificateDetailDto']; isNew: boolean } | null>(null);
   const upload = useAction();
+  // The form's own check (not PEM at all) until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<string | null>(null);
+  const problem = checked ?? upload.error;
 
   async function pick(event: ChangeEvent<HTMLInputElement>) {
     const file = event.target.files?.[0];
@@ -31,6 +35,13 @@ export function CertificateUpload() {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setStored(null);
+    const found = pemProblem(pem);
+    setChecked(found);
+    if (found) {
+      upload.clearError();
+      document.getElementById('upload-pem')?.focus();
+      return;
+    }
     await upload.run(
       async () => {
         const result = await api.POST('/api/v1/certificates', { body: { pem } });
@@ -44,7 +55,7 @@ export function CertificateUpload() {
   }
 
   return (
-    <form className="card form certificate-upload" aria-labelledby="upload-heading" onSubmit={(event) => void submit(event)}>
+    <form className="card form certificate-upload" aria-labelledby="upload-heading" onSubmit={(event) => void submit(event)} noValidate>
       <h2 id="upload-heading">Upload certificates</h2>
       <p className="muted">
         Stores certificates without tying them to an endpoint (an intermediate or root that completes a chain, for instance). A PEM bundle
@@ -57,18 +68,18 @@ export function CertificateUpload() {
         id="upload-pem"
         className="mono"
         value={pem}
-        aria-describedby={upload.error ? 'upload-error' : undefined}
-        aria-invalid={upload.error ? true : undefined}
+        aria-describedby={problem ? 'upload-error' : undefined}
+        aria-invalid={problem ? true : undefined}
         onChange={(event) => setPem(event.target.value)}
         placeholder="-----BEGIN CERTIFICATE-----"
       />
-      {upload.error && (
+      {problem && (
         <p className="error field-error" id="upload-error" role="alert">
-          {upload.error}
+          {problem}
         </p>
       )}
       <div className="actions">
-        <button type="submit" className="primary" disabled={upload.busy || pem.trim() === ''}>
+        <button type="submit" className="primary" disabled={upload.busy}>
           Upload
         </button>
         <span role="status">

@@ -4,6 +4,7 @@ import { useAuth } from '../../auth/auth-context';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { useApiQuery } from '../../ui/use-api-query';
+import { Onboarding } from './onboarding';
 
 /** GET /api/v1/dashboard: the caller's view (scoped by their tag subscriptions), counts and three panels. */
 export function DashboardPage() {
@@ -18,6 +19,7 @@ export function DashboardPage() {
   return (
     <>
       <h1>Dashboard</h1>
+      <Onboarding />
       {subscriptions.length > 0 && (
         <p>
           <label className="inline">

@@ -1,6 +1,17 @@
 import { useState, type FormEvent } from 'react';
 import type { Schemas } from '../../api/client';
-import { FieldError, fieldProps, GeneralProblem, noProblems, splitProblems } from '../../ui/form-problems';
+import * as check from '../../ui/field-checks';
+import {
+  checkedProblems,
+  FieldError,
+  fieldProps,
+  firstOf,
+  focusFirstProblem,
+  GeneralProblem,
+  noProblems,
+  splitProblems,
+  type Problems,
+} from '../../ui/form-problems';
 import { useAction } from '../../ui/use-action';
 import type { ApiResult } from '../../ui/use-api-query';
 
@@ -9,6 +20,7 @@ export type NetworkBody = Schemas['NetworkInputDto'];
 type Scanner = Schemas['ScannerResponseDto'];
 
 const FIELDS = ['name', 'ranges', 'ports', 'scannerId', 'scanCronExpression', 'enabled'] as const;
+type Field = (typeof FIELDS)[number];
 
 export const NEW_NETWORK: NetworkBody = {
   name: '',
@@ -61,10 +73,28 @@ export function NetworkForm({
   const [schedule, setSchedule] = useState(initial.scanCronExpression ?? '');
   const [enabled, setEnabled] = useState(initial.enabled ?? true);
   const action = useAction();
-  const problems = action.error ? splitProblems(action.error, FIELDS) : noProblems<(typeof FIELDS)[number]>();
+  // What the form's own checks found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<Field> | null>(null);
+  const problems = checked ?? (action.error ? splitProblems(action.error, FIELDS) : noProblems<Field>());
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    const badPort = listOf(ports).find((entry) => check.port(entry) !== null);
+    const found = checkedProblems<Field>({
+      name: firstOf(check.required(name, 'a name'), check.maxLength(name, 200, 'the name')),
+      ranges: check.required(ranges, 'at least one address, CIDR block or range'),
+      ports: firstOf(
+        check.required(ports, 'at least one port'),
+        badPort === undefined ? null : `“${badPort}” is not a port: each is a whole number from 1 to 65535.`,
+      ),
+      scanCronExpression: firstOf(check.required(schedule, 'a schedule'), check.cron(schedule)),
+    });
+    setChecked(found);
+    if (found) {
+      action.clearError();
+      focusFirstProblem(idPrefix, found, FIELDS);
+      return;
+    }
     const body: NetworkBody = {
       name: name.trim(),
       ranges: listOf(ranges),
@@ -84,8 +114,8 @@ export function NetworkForm({
     }
   }
 
-  const field = (name: (typeof FIELDS)[number]) => fieldProps(idPrefix, name, problems);
-  const error = (name: (typeof FIELDS)[number]) => <FieldError idPrefix={idPrefix} field={name} problems={problems} />;
+  const field = (name: Field) => fieldProps(idPrefix, name, problems);
+  const error = (name: Field) => <FieldError idPrefix={idPrefix} field={name} problems={problems} />;
 
   return (
     <form className="card form" aria-labelledby={`${idPrefix}-heading`} onSubmit={(event) => void submit(event)} noValidate>

@@ -1,8 +1,8 @@
 import { Link, Navigate, useNavigate } from 'react-router';
-import { api, errorMessage } from '../../api/client';
+import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { useTitle } from '../../ui/layout';
-import { EndpointForm, NEW_ENDPOINT } from './endpoint-form';
+import { EndpointForm, NEW_ENDPOINT, refusalOf } from './endpoint-form';
 
 /** POST /api/v1/endpoints: a host, SAML or manual endpoint (endpoints:edit). */
 export function EndpointCreatePage() {
@@ -25,7 +25,7 @@ export function EndpointCreatePage() {
         cancelTo="/endpoints"
         onSubmit={async (body) => {
           const { data, error, response } = await api.POST('/api/v1/endpoints', { body });
-          if (!data) return errorMessage(error, response);
+          if (!data) return refusalOf(error, response, body);
           await navigate(`/endpoints/${data.id}`);
           return null;
         }}

@@ -1,9 +1,9 @@
 import { Link, Navigate, useNavigate, useParams } from 'react-router';
-import { api, errorMessage } from '../../api/client';
+import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { LoadError, useTitle } from '../../ui/layout';
 import { useApiQuery } from '../../ui/use-api-query';
-import { EndpointForm, valuesOf } from './endpoint-form';
+import { EndpointForm, refusalOf, valuesOf } from './endpoint-form';
 
 /** PUT /api/v1/endpoints/{id}: every writable field of the endpoint replaced by the form's (endpoints:edit). */
 export function EndpointEditPage() {
@@ -34,7 +34,7 @@ export function EndpointEditPage() {
           cancelTo={detail}
           onSubmit={async (body) => {
             const { data, error, response } = await api.PUT('/api/v1/endpoints/{id}', { params: { path: { id } }, body });
-            if (!data) return errorMessage(error, response);
+            if (!data) return refusalOf(error, response, body, id);
             await navigate(detail);
             return null;
           }}

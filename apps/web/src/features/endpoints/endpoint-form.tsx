@@ -1,8 +1,20 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { api, unreachable, type Schemas } from '../../api/client';
-import { FieldError, fieldProps, GeneralProblem, noProblems, splitProblems, type Problems } from '../../ui/form-problems';
+import { api, errorMessage, unreachable, type Schemas } from '../../api/client';
+import * as check from '../../ui/field-checks';
+import {
+  checkedProblems,
+  FieldError,
+  fieldProps,
+  firstOf,
+  focusFirstProblem,
+  GeneralProblem,
+  noProblems,
+  splitProblems,
+  type Problems,
+} from '../../ui/form-problems';
 import { useApiQuery } from '../../ui/use-api-query';
+import { findDuplicate } from './duplicate-endpoint';
 
 export type EndpointInput = Schemas['EndpointInputDto'];
 type EndpointType = NonNullable<EndpointInput['type']>;
@@ -96,6 +108,33 @@ export function splitTags(text: string): string[] {
     .filter((tag) => tag !== '');
 }
 
+/** What a person can fix before anything is sent: the fields of the chosen type only. */
+export function endpointChecks(values: EndpointFormValues): Partial<Record<Field, string | null>> {
+  const host = values.type === 'host';
+  const saml = values.type === 'saml';
+  return {
+    name: firstOf(check.required(values.name, 'a name'), check.maxLength(values.name, 200, 'the name')),
+    dnsName: host ? firstOf(check.required(values.dnsName, 'the host’s DNS name or IP address'), check.dnsName(values.dnsName)) : null,
+    port: host ? check.port(values.port) : null,
+    ipAddress: host ? check.ipAddress(values.ipAddress) : null,
+    metadataUrl: saml ? firstOf(check.required(values.metadataUrl, 'the metadata URL'), check.httpUrl(values.metadataUrl)) : null,
+    tags: check.tags(splitTags(values.tags)),
+  };
+}
+
+/** Why the API refused a body; for a duplicate, the endpoint that holds the same target. */
+export interface Refusal {
+  message: string;
+  duplicateOf?: { id: string; name: string } | null;
+}
+
+/** The API's answer to a refused create or edit, with the duplicated endpoint looked up on a 409. */
+export async function refusalOf(error: unknown, response: Response, body: EndpointInput, exceptId?: string): Promise<Refusal> {
+  const message = errorMessage(error, response);
+  if (response.status !== 409) return { message };
+  return { message, duplicateOf: await findDuplicate(body, exceptId) };
+}
+
 /** The body of POST and PUT: every writable field, those of another type left out. */
 function bodyOf(values: EndpointFormValues): EndpointInput {
   const port = Number(values.port);
@@ -140,10 +179,11 @@ export function EndpointForm({
   submitLabel: string;
   busyLabel: string;
   cancelTo: string;
-  onSubmit: (body: EndpointInput) => Promise<string | null>;
+  onSubmit: (body: EndpointInput) => Promise<Refusal | null>;
 }) {
   const [values, setValues] = useState(initial);
   const [problems, setProblems] = useState<Problems<Field>>(noProblems());
+  const [duplicateOf, setDuplicateOf] = useState<Refusal['duplicateOf']>(null);
   const [busy, setBusy] = useState(false);
   const set = <K extends keyof EndpointFormValues>(key: K, value: EndpointFormValues[K]) =>
     setValues((previous) => ({ ...previous, [key]: value }));
@@ -151,11 +191,21 @@ export function EndpointForm({
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    setDuplicateOf(null);
+    const found = checkedProblems(endpointChecks(values));
+    if (found) {
+      setProblems(found);
+      focusFirstProblem(ID, found, FIELDS);
+      return;
+    }
     setBusy(true);
     setProblems(noProblems());
     try {
-      const problem = await onSubmit(bodyOf(values));
-      if (problem) setProblems(splitProblems(problem, FIELDS));
+      const refusal = await onSubmit(bodyOf(values));
+      if (refusal) {
+        setProblems(splitProblems(refusal.message, FIELDS));
+        setDuplicateOf(refusal.duplicateOf ?? null);
+      }
     } catch (caught) {
       setProblems({ byField: {}, general: unreachable(caught) });
     } finally {
@@ -250,7 +300,16 @@ export function EndpointForm({
       <textarea {...field('notes')} rows={3} value={values.notes} onChange={(e) => set('notes', e.target.value)} />
       <FieldError idPrefix={ID} field="notes" problems={problems} />
 
-      <GeneralProblem problems={problems} />
+      {duplicateOf ? (
+        // The API's 409 names its rule in field names; said here in words, with the endpoint to open.
+        <p className="error" role="alert">
+          {values.type === 'saml' ? 'This metadata URL' : 'This host, port and IP address'} on this scanner{' '}
+          {values.type === 'saml' ? 'is' : 'are'} already watched by <Link to={`/endpoints/${duplicateOf.id}`}>{duplicateOf.name}</Link>.
+          Nothing was saved.
+        </p>
+      ) : (
+        <GeneralProblem problems={problems} />
+      )}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>
           {busy ? busyLabel : submitLabel}

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
+import { tags as tagProblem } from '../../ui/field-checks';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 
@@ -39,10 +40,14 @@ function TagEditor({ endpointId, tags, onSaved }: { endpointId: string; tags: st
   const [adding, setAdding] = useState('');
   const [saved, setSaved] = useState<string | null>(null);
   const action = useAction();
+  // The form's own check of the tag typed, until the next add; otherwise the API's refusal.
+  const [checked, setChecked] = useState<string | null>(null);
+  const problem = checked ?? action.error;
 
-  async function save(next: string[], done: string) {
+  async function save(next: string[], done: string): Promise<boolean> {
     setSaved(null);
-    await action.run(
+    setChecked(null);
+    return action.run(
       () => api.PUT('/api/v1/endpoints/{id}/tags', { params: { path: { id: endpointId } }, body: next }),
       () => {
         setSaved(done);
@@ -55,12 +60,19 @@ function TagEditor({ endpointId, tags, onSaved }: { endpointId: string; tags: st
     event.preventDefault();
     const tag = adding.trim();
     if (tag === '') return;
+    const found = tagProblem([tag]);
+    if (found) {
+      action.clearError();
+      setChecked(found);
+      return;
+    }
     if (tags.includes(tag)) {
       setSaved(`${tag} is already a tag of this endpoint.`);
       setAdding('');
       return;
     }
-    void save([...tags, tag], `Tag ${tag} added.`).then(() => setAdding(''));
+    // What was typed stays when the API refuses it, to be corrected.
+    void save([...tags, tag], `Tag ${tag} added.`).then((added) => added && setAdding(''));
   }
 
   return (
@@ -113,9 +125,9 @@ function TagEditor({ endpointId, tags, onSaved }: { endpointId: string; tags: st
         </button>
         <span role="status">{saved}</span>
       </form>
-      {action.error && (
+      {problem && (
         <p className="error" role="alert">
-          {action.error}
+          {problem}
         </p>
       )}
     </>

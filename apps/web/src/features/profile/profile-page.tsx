@@ -7,14 +7,16 @@ import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import { AlertEmails } from './alert-emails';
 
-/** The caller's own settings: tag subscriptions, calendar feed, API keys and password (self:access, every role). */
+/** The caller's own settings: tag subscriptions, alert e-mails, calendar feed, API keys and password (self:access, every role). */
 export function ProfilePage() {
   useTitle('Profile');
   return (
     <>
       <h1>Profile</h1>
       <TagSubscriptions />
+      <AlertEmails />
       <CalendarFeed />
       <ApiKeys />
       <PasswordChange />

@@ -2,11 +2,23 @@ import { useState, type FormEvent } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
-import { FieldError, GeneralProblem, fieldProps, noProblems, splitProblems, type Problems } from '../../ui/form-problems';
+import * as check from '../../ui/field-checks';
+import {
+  checkedProblems,
+  FieldError,
+  GeneralProblem,
+  fieldProps,
+  firstOf,
+  focusFirstProblem,
+  noProblems,
+  splitProblems,
+  type Problems,
+} from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery, type ApiResult } from '../../ui/use-api-query';
+import { AgentCommands } from './agent-commands';
 
 type Scanner = Schemas['ScannerResponseDto'];
 type Settings = Schemas['CreateScannerDto'];
@@ -75,7 +87,9 @@ export function ScannersPage() {
           note={`${shown.regenerated ? 'The new token' : 'The token'} of “${shown.name}”, shown only now: give it to its agent as SCANNER_TOKEN.${
             shown.regenerated ? ' The old token no longer works.' : ''
           }`}
-        />
+        >
+          <AgentCommands token={shown.token} />
+        </ShownOnce>
       )}
       {scanners.data && scanners.data.length === 0 && <p className="muted">No scanner.</p>}
       {scanners.data && scanners.data.length > 0 && (
@@ -228,10 +242,23 @@ function ScannerForm<T>({
   const [schedule, setSchedule] = useState(initial.scanCronExpression);
   const [concurrency, setConcurrency] = useState(String(initial.scanConcurrency));
   const submission = useAction();
-  const problems: Problems<Field> = submission.error ? splitProblems(submission.error, FIELDS) : noProblems();
+  // What the form's own checks found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<Field> | null>(null);
+  const problems: Problems<Field> = checked ?? (submission.error ? splitProblems(submission.error, FIELDS) : noProblems());
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    const found = checkedProblems<Field>({
+      name: firstOf(check.required(name, 'a name'), check.maxLength(name, 200, 'the name')),
+      scanCronExpression: firstOf(check.required(schedule, 'a schedule'), check.cron(schedule)),
+      scanConcurrency: firstOf(check.required(concurrency, 'the concurrency'), check.integerFrom(concurrency, 1, 256, 'the concurrency')),
+    });
+    setChecked(found);
+    if (found) {
+      submission.clearError();
+      focusFirstProblem(idPrefix, found, FIELDS);
+      return;
+    }
     // A concurrency that is not a number is sent as written, for the API to name the problem.
     const count = Number(concurrency);
     const body = {

@@ -1,7 +1,17 @@
 import { useState, type FormEvent } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
-import { FieldError, fieldProps, GeneralProblem, noProblems, splitProblems, type Problems } from '../../ui/form-problems';
+import * as check from '../../ui/field-checks';
+import {
+  checkedProblems,
+  FieldError,
+  fieldProps,
+  focusFirstProblem,
+  GeneralProblem,
+  noProblems,
+  splitProblems,
+  type Problems,
+} from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
@@ -89,10 +99,23 @@ function MailForm({ initial }: { initial: MailSettings }) {
   const [allowInvalid, setAllowInvalid] = useState(saved.allowInvalidCertificate);
   const [done, setDone] = useState(false);
   const save = useAction();
+  // What the form's own checks found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<Field> | null>(null);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setDone(false);
+    const found = checkedProblems<Field>({
+      host: check.dnsName(host),
+      port: check.port(port),
+      fromAddress: check.email(fromAddress),
+    });
+    setChecked(found);
+    if (found) {
+      save.clearError();
+      focusFirstProblem(ID, found, FIELDS);
+      return;
+    }
     // A port that is not a number is sent as written, for the API to name the problem.
     const portNumber = /^\d+$/.test(port.trim()) ? Number(port.trim()) : (orNull(port) as unknown as number | null);
     const body: MailUpdate = {
@@ -118,7 +141,7 @@ function MailForm({ initial }: { initial: MailSettings }) {
     setDone(ok);
   }
 
-  const shown: Problems<Field> = save.error ? splitProblems(save.error, FIELDS) : noProblems();
+  const shown: Problems<Field> = checked ?? (save.error ? splitProblems(save.error, FIELDS) : noProblems());
   const field = (name: Field) => fieldProps(ID, name, shown);
   return (
     <form className="card form" aria-labelledby="mail-heading" onSubmit={(event) => void submit(event)} noValidate>

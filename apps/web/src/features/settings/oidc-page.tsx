@@ -1,7 +1,18 @@
 import { useState, type FormEvent } from 'react';
 import { api, type Role, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
-import { FieldError, fieldProps, GeneralProblem, noProblems, splitProblems, type Problems } from '../../ui/form-problems';
+import * as check from '../../ui/field-checks';
+import {
+  checkedProblems,
+  FieldError,
+  fieldProps,
+  firstOf,
+  focusFirstProblem,
+  GeneralProblem,
+  noProblems,
+  splitProblems,
+  type Problems,
+} from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
@@ -93,10 +104,24 @@ function OidcForm({ initial }: { initial: OidcSettings }) {
   const [buttonLabel, setButtonLabel] = useState(initial.buttonLabel);
   const [done, setDone] = useState(false);
   const save = useAction();
+  // What the form's own checks found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<Field> | null>(null);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setDone(false);
+    // Enabling needs a provider to talk to; the API then checks it by reading its discovery document.
+    const found = checkedProblems<Field>({
+      issuerUrl: firstOf(enabled ? check.required(issuerUrl, 'the issuer URL to enable sign-in') : null, check.httpUrl(issuerUrl)),
+      clientId: enabled ? check.required(clientId, 'the client id to enable sign-in') : null,
+      scopes: scopes.trim().split(/\s+/).includes('openid') ? null : 'The scopes include openid, such as “openid email profile”.',
+    });
+    setChecked(found);
+    if (found) {
+      save.clearError();
+      focusFirstProblem(ID, found, FIELDS);
+      return;
+    }
     const body: OidcUpdate = {
       enabled,
       issuerUrl: orNull(issuerUrl),
@@ -121,7 +146,7 @@ function OidcForm({ initial }: { initial: OidcSettings }) {
     setDone(ok);
   }
 
-  const shown: Problems<Field> = save.error ? splitProblems(save.error, FIELDS) : noProblems();
+  const shown: Problems<Field> = checked ?? (save.error ? splitProblems(save.error, FIELDS) : noProblems());
   const text = (field: Field, label: string, value: string, onChange: (value: string) => void, hint?: string) => {
     const props = fieldProps(ID, field, shown);
     const hintId = `${ID}-${field}-hint`;

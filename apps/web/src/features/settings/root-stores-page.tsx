@@ -3,6 +3,7 @@ import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { useApiQuery } from '../../ui/use-api-query';
+import { RootStoreImport } from './root-store-import';
 import { TaskProgress, useTaskRun } from './task-run';
 
 /** The four public root stores trust is judged against, and (settings:edit) their refresh now. */
@@ -55,6 +56,7 @@ export function RootStoresPage() {
         </div>
       )}
       {mayRefresh && <TaskProgress run={refresh} />}
+      {mayRefresh && <RootStoreImport onImported={stores.reload} />}
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
+import { thresholdDays } from '../../ui/field-checks';
 import { LoadError, useTitle } from '../../ui/layout';
 import { useReplaceThresholds } from '../../ui/thresholds';
 import { useAction } from '../../ui/use-action';
@@ -34,15 +35,12 @@ export function ThresholdsPage() {
   );
 }
 
-/**
- * Numbers separated by commas or spaces. What is not a number is sent as written, so that the
- * API names the problem in its own sentence.
- */
+/** Numbers separated by commas or spaces, once thresholdDays has found each a whole number. */
 function parseDays(text: string): number[] {
   return text
     .split(/[\s,;]+/)
     .filter((part) => part !== '')
-    .map((part) => (/^-?\d+(\.\d+)?$/.test(part) ? Number(part) : (part as unknown as number)));
+    .map(Number);
 }
 
 function ThresholdsForm({ saved }: { saved: number[] }) {
@@ -50,10 +48,20 @@ function ThresholdsForm({ saved }: { saved: number[] }) {
   const [done, setDone] = useState(false);
   const save = useAction();
   const replaceThresholds = useReplaceThresholds();
+  // The form's own check of the list, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<string | null>(null);
+  const problem = checked ?? save.error;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setDone(false);
+    const found = thresholdDays(text);
+    setChecked(found);
+    if (found) {
+      save.clearError();
+      document.getElementById('thresholds-days')?.focus();
+      return;
+    }
     // The API answers the list as stored (sorted descending): the field shows that.
     const ok = await save.run(
       () => api.PUT('/api/v1/settings/alert-thresholds', { body: parseDays(text) }),
@@ -74,16 +82,16 @@ function ThresholdsForm({ saved }: { saved: number[] }) {
         className="mono"
         value={text}
         autoComplete="off"
-        aria-invalid={save.error ? true : undefined}
-        aria-describedby={save.error ? 'thresholds-error' : undefined}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? 'thresholds-error' : undefined}
         onChange={(event) => {
           setText(event.target.value);
           setDone(false);
         }}
       />
-      {save.error && (
+      {problem && (
         <p className="error field-error" id="thresholds-error" role="alert">
-          {save.error}
+          {problem}
         </p>
       )}
       <div className="actions">
