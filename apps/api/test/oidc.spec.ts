@@ -347,6 +347,45 @@ describe('OIDC sign-in', () => {
       });
       // The password still works too.
       await login(t, existing.email, existing.password);
+      // The link is audited with the identity it links, and nothing secret.
+      const audit = await t.http.get(`/api/v1/audit?action=user:oidc_link&targetId=${existing.id}`).set(bearer(admin)).expect(200);
+      expect(audit.body.items).toEqual([
+        expect.objectContaining({
+          actor: `oidc:${idp.issuer}`,
+          targetType: 'user',
+          details: { email: existing.email, issuer: idp.issuer, subject: 'sub-dave' },
+        }),
+      ]);
+      expect(JSON.stringify(audit.body)).not.toContain(idp.clientSecret);
+    });
+
+    it('cannot make a viewer an administrator through a colleague’s address she gave herself', async () => {
+      // The attack: a viewer takes a colleague's address; the colleague's first single sign-on
+      // (mapped to admin) would then link to her account and make it an administrator.
+      const viewer = await createUser(t, 'viewer');
+      const colleague = 'colin@idp.test';
+      idp.accounts.set('sub-colin', { email: colleague, email_verified: true, name: 'Colin', groups: ['ck-admins'] });
+      const refused = await t.http.put('/api/v1/me').set(bearer(viewer.token)).send({ email: colleague }).expect(400);
+      expect(refused.text).toMatch(/^email cannot be changed here: an administrator changes e-mail addresses/);
+
+      const colin = await signInAndExchange('sub-colin');
+      expect(colin.user).toMatchObject({ email: colleague, role: 'admin' });
+      expect(colin.user.id).not.toBe(viewer.id);
+
+      const own = await login(t, viewer.email, viewer.password);
+      expect((await t.http.get('/api/v1/me').set(bearer(own)).expect(200)).body).toMatchObject({
+        id: viewer.id,
+        email: viewer.email,
+        role: 'viewer',
+        oidcLinked: false,
+      });
+      await t.http
+        .post('/api/v1/users')
+        .set(bearer(own))
+        .send({ email: 'mallory-admin@certkeeper.test', role: 'admin', password: 'mallory-password-1' })
+        .expect(403);
+      const links = await t.http.get(`/api/v1/audit?action=user:oidc_link&targetId=${viewer.id}`).set(bearer(admin)).expect(200);
+      expect(links.body.items).toEqual([]);
     });
 
     it.each([[false], [undefined]])('does not match by e-mail when email_verified is %s', async (verified) => {

@@ -786,7 +786,7 @@ export interface paths {
         get: operations["getMe"];
         /**
          * Update your profile
-         * @description Needs `self:access`. Changes only what it names: `name`, `email`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs the right `currentPassword` (400 otherwise; wrong current passwords count towards the sign-in limits, 429 with `Retry-After` once spent). A new password ends every session of the caller, this one included: sign in again with it. 409 when the e-mail address is taken.
+         * @description Needs `self:access`. Changes only what it names: `name`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs the right `currentPassword` (400 otherwise; wrong current passwords count towards the sign-in limits, 429 with `Retry-After` once spent). A new password ends every session of the caller, this one included: sign in again with it. `email` is 400: single sign-on links accounts by e-mail address, so only an administrator changes one (`PUT /users/{id}`).
          */
         put: operations["updateMe"];
         post?: never;
@@ -2556,8 +2556,6 @@ export interface components {
             calendarToken?: null;
             /** @description The current password, required to set a new one. */
             currentPassword?: string;
-            /** Format: email */
-            email?: string;
             name?: string;
             /** @description Receive expiry alerts by e-mail. Does not affect the calendar feed. */
             notify?: boolean;
@@ -6251,15 +6249,6 @@ export interface operations {
             };
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            /** @description The e-mail address is taken. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
