@@ -112,6 +112,51 @@ describe('OIDC sign-in', () => {
       expect(status.body).toEqual({ enabled: true, buttonLabel: 'Sign in with Test IdP', loginUrl: `${t.baseUrl}/api/v1/auth/oidc/login` });
     });
 
+    it('need the client secret again to change the issuer or the client id, so it never follows them', async () => {
+      await configure();
+      const other = await startIdentityProvider({ redirectUris: [`${t.baseUrl}${CALLBACK}`] });
+      try {
+        const storedSecret = async () => JSON.stringify(await t.app.get(DataSource).query(`SELECT value FROM settings WHERE key = 'oidc'`));
+        const before = await storedSecret();
+        const { clientSecret: _omitted, ...withoutSecret } = settingsBody();
+        for (const [change, named] of [
+          [{ issuerUrl: other.issuer }, 'issuerUrl'],
+          [{ clientId: 'another-client' }, 'clientId'],
+          [{ issuerUrl: other.issuer, clientId: 'another-client', clientSecret: null }, 'issuerUrl or clientId'],
+        ] as const) {
+          const refused = await t.http
+            .put('/api/v1/settings/oidc')
+            .set(bearer(admin))
+            .send({ ...withoutSecret, ...change })
+            .expect(400);
+          expect(refused.text.trim()).toBe(
+            `clientSecret must be sent again when ${named} changes (or "" to clear it), ` +
+              'so that the stored secret is never sent to an issuer or client it was not entered for.',
+          );
+        }
+        expect(await storedSecret()).toBe(before);
+        expect((await t.http.get('/api/v1/settings/oidc').set(bearer(admin)).expect(200)).body).toMatchObject({
+          issuerUrl: idp.issuer,
+          clientId: idp.clientId,
+          clientSecretSet: true,
+        });
+
+        // Cleared, or entered again, the change is taken.
+        const cleared = await t.http
+          .put('/api/v1/settings/oidc')
+          .set(bearer(admin))
+          .send({ ...withoutSecret, issuerUrl: other.issuer, clientSecret: '' })
+          .expect(200);
+        expect(cleared.body).toMatchObject({ issuerUrl: other.issuer, clientSecretSet: false });
+        // With no secret stored there is nothing to follow a change.
+        await t.http.put('/api/v1/settings/oidc').set(bearer(admin)).send(withoutSecret).expect(200);
+        await configure({ issuerUrl: other.issuer, clientSecret: other.clientSecret });
+      } finally {
+        await configure();
+        await other.close();
+      }
+    });
+
     it('write an audit entry without the secret', async () => {
       await configure();
       const audit = await t.http.get('/api/v1/audit?action=settings:oidc').set(bearer(admin)).expect(200);

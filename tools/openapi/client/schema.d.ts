@@ -1310,7 +1310,7 @@ export interface paths {
         get: operations["getOidcSettings"];
         /**
          * Replace the OIDC sign-in settings
-         * @description Needs `settings:edit`. `clientSecret` is write-only: omitted or null keeps the stored one, `""` clears it; it is encrypted at rest. `issuerUrl` must be https (http only on a loopback host). With `enabled: true`, `issuerUrl` and `clientId` are required and the issuer's discovery document is read (through the outbound guard, within 10 seconds): 422 naming what is wrong when it cannot be read, is not JSON, names another issuer or lacks an authorization endpoint, token endpoint or jwks_uri. Writes the audit entry `settings:oidc` (without the secret).
+         * @description Needs `settings:edit`. `clientSecret` is write-only: omitted or null keeps the stored one, `""` clears it; it is encrypted at rest. While one is stored, changing `issuerUrl` or `clientId` needs `clientSecret` again (a value or `""`): 400 otherwise, and nothing changes. `issuerUrl` must be https (http only on a loopback host). With `enabled: true`, `issuerUrl` and `clientId` are required and the issuer's discovery document is read (through the outbound guard, within 10 seconds): 422 naming what is wrong when it cannot be read, is not JSON, names another issuer or lacks an authorization endpoint, token endpoint or jwks_uri. Writes the audit entry `settings:oidc` (without the secret).
          */
         put: operations["replaceOidcSettings"];
         post?: never;
@@ -8721,7 +8721,7 @@ export interface operations {
                     "application/json": components["schemas"]["OidcSettingsResponseDto"];
                 };
             };
-            /** @description A field is missing, of the wrong type or out of range; one line per problem. */
+            /** @description A field is missing, of the wrong type or out of range (one line per problem), or the issuer or client changed without the secret. */
             400: {
                 headers: {
                     [name: string]: unknown;
