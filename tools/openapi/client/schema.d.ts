@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with e-mail and password
-         * @description Public. Answers a JWT to send as `Authorization: Bearer <token>`, its expiry (12 hours after sign-in unless `JWT_TTL` says otherwise) and the signed-in user. An unknown e-mail, a wrong password and a disabled account all get the same 401. Ten failures for one e-mail address, or a hundred from one client address, within 15 minutes answer 429 with `Retry-After` (even for the right password) until the window has passed; a success resets the account's count.
+         * @description Public. Answers a JWT to send as `Authorization: Bearer <token>`, its expiry (12 hours after sign-in unless `JWT_TTL` says otherwise) and the signed-in user. An unknown e-mail, a wrong password and a disabled account all get the same 401. Ten failures for one e-mail address from one client address, or a hundred from one client address, within 15 minutes answer 429 with `Retry-After` to that address (even for the right password) until the window has passed; a success resets that pair's count. The right password from another address still signs in.
          */
         post: operations["login"];
         delete?: never;
@@ -2839,7 +2839,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Too many failed attempts for this account or from this address; `Retry-After` says how many seconds to wait. */
+            /** @description Too many failed attempts for this account from this address, or from this address; `Retry-After` says how many seconds to wait. */
             429: {
                 headers: {
                     [name: string]: unknown;
