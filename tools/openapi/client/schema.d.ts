@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * Finish an OIDC sign-in (the redirect_uri)
-         * @description Public; the identity provider sends the browser here. Checks the flow cookie and `state`, refuses a replayed response on every replica, exchanges the code and verifies the ID token (signature from the JWKS, `iss`, `aud`, `exp`, `nonce`), then finds the user by the provider's subject, else by e-mail when `email_verified` is true, else creates one with the role from `roleMapping`/`defaultRole` (audit `user:create`); with `roleClaim` set the role is recomputed (audit `user:update`; the last enabled administrator is never demoted). Answers 302 to `{PUBLIC_URL}/login/oidc?code=<one-time code>` (plus `&redirect=` when the sign-in began with one); the code is valid 60 seconds, once. Clears the flow cookie.
+         * @description Public; the identity provider sends the browser here. Checks the flow cookie and `state`, refuses a replayed response on every replica, exchanges the code and verifies the ID token (signature from the JWKS, `iss`, `aud`, `exp`, `nonce`), then finds the user by the provider's subject, else by e-mail when `email_verified` is true, else creates one with the role from `roleMapping`/`defaultRole` (audit `user:create`); with `roleClaim` set the role is recomputed (audit `user:update`; the last enabled administrator is never demoted). Answers 302 to `{PUBLIC_URL}/login/oidc?code=<one-time code>` (plus `&redirect=` when the sign-in began with one); the code is valid 60 seconds, once, and only with this browser's flow cookie, which success keeps for those 60 seconds and a failure clears.
          */
         get: operations["finishOidcLogin"];
         put?: never;
@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a one-time sign-in code for a session
-         * @description Public. Redeems the code from `/login/oidc?code=` once and answers the same body as `POST /auth/login`. An unknown, used or expired code is 401; a user disabled since the sign-in is 403.
+         * @description Public. Redeems the code from `/login/oidc?code=` once and answers the same body as `POST /auth/login`. Only the browser that started the sign-in can: the request must carry its flow cookie (same origin, so the web interface's fetch sends it). An unknown, used or expired code, or one presented without that cookie, is 401 and unusable from then on; a user disabled since the sign-in is 403. Clears the flow cookie.
          */
         post: operations["exchangeOidcCode"];
         delete?: never;
@@ -3051,7 +3051,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Unknown, used or expired code. */
+            /** @description Unknown, used or expired code, or not the browser that started the sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;

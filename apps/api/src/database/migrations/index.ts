@@ -14,6 +14,7 @@ import { EndpointStarttls1795312800000 } from './1795312800000-EndpointStarttls'
 import { CountChangeSignal1795320000000 } from './1795320000000-CountChangeSignal';
 import { SignInChangeSignal1795323600000 } from './1795323600000-SignInChangeSignal';
 import { UserLastSignIn1795327200000 } from './1795327200000-UserLastSignIn';
+import { OidcLoginCodeBrowser1795330800000 } from './1795330800000-OidcLoginCodeBrowser';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   CountChangeSignal1795320000000,
   SignInChangeSignal1795323600000,
   UserLastSignIn1795327200000,
+  OidcLoginCodeBrowser1795330800000,
 ];
