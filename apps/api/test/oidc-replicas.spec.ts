@@ -109,11 +109,11 @@ describe('OIDC sign-in on two replicas', () => {
     const replay = await fetch(atCallback.url, { redirect: 'manual', headers: { cookie: cookiesAtCallback } });
     expect(replay.status).toBe(400);
 
-    // The one-time code is redeemed on B once, and then nowhere else.
+    // The one-time code is redeemed on B once, by the browser that signed in, and then nowhere else.
     const exchange = (replica: RunningService) =>
       fetch(`${replica.baseUrl}/api/v1/auth/oidc/exchange`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', cookie: browser.cookieHeader(`${replica.baseUrl}/api/v1/auth/oidc/exchange`) },
         body: JSON.stringify({ code }),
       });
     const redeemed = await exchange(b);

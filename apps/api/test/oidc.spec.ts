@@ -10,6 +10,7 @@ import { bearer, createTestApp, createUser, login, type TestApp } from './suppor
 import { startTarpit } from './support/tls-servers';
 
 const CALLBACK = '/api/v1/auth/oidc/callback';
+const EXCHANGE = '/api/v1/auth/oidc/exchange';
 const DEADLINE_MS = 1500;
 
 /**
@@ -67,14 +68,19 @@ describe('OIDC sign-in', () => {
     return { hop, code: hop.status === 0 ? new URL(hop.url).searchParams.get('code') : null, browser };
   }
 
-  const exchange = (code: string) => t.http.post('/api/v1/auth/oidc/exchange').send({ code });
+  /** The web interface's exchange of a one-time code, sent with `browser`'s cookies (none without one). */
+  const exchange = (code: string, browser?: Browser) => {
+    const sent = t.http.post(EXCHANGE).send({ code });
+    const cookies = browser?.cookieHeader(`${t.baseUrl}${EXCHANGE}`) ?? '';
+    return cookies === '' ? sent : sent.set('Cookie', cookies);
+  };
 
   async function signInAndExchange(
     subject: string,
   ): Promise<{ token: string; user: { id: string; email: string; name: string; role: string } }> {
-    const { hop, code } = await signIn(subject);
+    const { hop, code, browser } = await signIn(subject);
     if (code === null) throw new Error(`sign-in failed: ${hop.status} ${hop.body}`);
-    const response = await exchange(code).expect(200);
+    const response = await exchange(code, browser).expect(200);
     return response.body as { token: string; user: { id: string; email: string; name: string; role: string } };
   }
 
@@ -110,6 +116,51 @@ describe('OIDC sign-in', () => {
 
       const status = await t.http.get('/api/v1/auth/oidc').expect(200);
       expect(status.body).toEqual({ enabled: true, buttonLabel: 'Sign in with Test IdP', loginUrl: `${t.baseUrl}/api/v1/auth/oidc/login` });
+    });
+
+    it('need the client secret again to change the issuer or the client id, so it never follows them', async () => {
+      await configure();
+      const other = await startIdentityProvider({ redirectUris: [`${t.baseUrl}${CALLBACK}`] });
+      try {
+        const storedSecret = async () => JSON.stringify(await t.app.get(DataSource).query(`SELECT value FROM settings WHERE key = 'oidc'`));
+        const before = await storedSecret();
+        const { clientSecret: _omitted, ...withoutSecret } = settingsBody();
+        for (const [change, named] of [
+          [{ issuerUrl: other.issuer }, 'issuerUrl'],
+          [{ clientId: 'another-client' }, 'clientId'],
+          [{ issuerUrl: other.issuer, clientId: 'another-client', clientSecret: null }, 'issuerUrl or clientId'],
+        ] as const) {
+          const refused = await t.http
+            .put('/api/v1/settings/oidc')
+            .set(bearer(admin))
+            .send({ ...withoutSecret, ...change })
+            .expect(400);
+          expect(refused.text.trim()).toBe(
+            `clientSecret must be sent again when ${named} changes (or "" to clear it), ` +
+              'so that the stored secret is never sent to an issuer or client it was not entered for.',
+          );
+        }
+        expect(await storedSecret()).toBe(before);
+        expect((await t.http.get('/api/v1/settings/oidc').set(bearer(admin)).expect(200)).body).toMatchObject({
+          issuerUrl: idp.issuer,
+          clientId: idp.clientId,
+          clientSecretSet: true,
+        });
+
+        // Cleared, or entered again, the change is taken.
+        const cleared = await t.http
+          .put('/api/v1/settings/oidc')
+          .set(bearer(admin))
+          .send({ ...withoutSecret, issuerUrl: other.issuer, clientSecret: '' })
+          .expect(200);
+        expect(cleared.body).toMatchObject({ issuerUrl: other.issuer, clientSecretSet: false });
+        // With no secret stored there is nothing to follow a change.
+        await t.http.put('/api/v1/settings/oidc').set(bearer(admin)).send(withoutSecret).expect(200);
+        await configure({ issuerUrl: other.issuer, clientSecret: other.clientSecret });
+      } finally {
+        await configure();
+        await other.close();
+      }
     });
 
     it('write an audit entry without the secret', async () => {
@@ -253,12 +304,16 @@ describe('OIDC sign-in', () => {
       expect(hop.status).toBe(0);
       expect(new URL(hop.url).searchParams.get('redirect')).toBe('/endpoints?tag=web');
       expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      // The flow cookie was set HttpOnly, SameSite=Lax on the OIDC path, and cleared by the callback.
+      // The flow cookie was set HttpOnly, SameSite=Lax on the OIDC path, and kept by the callback for the exchange.
       const login = browser.hops.find((h) => h.url.startsWith(`${t.baseUrl}/api/v1/auth/oidc/login`));
       expect(login?.status).toBe(302);
-      expect(browser.cookie('certkeeper_oidc_flow')).toBeUndefined();
+      expect(browser.cookie('certkeeper_oidc_flow')).toBeDefined();
 
-      const signedIn = (await exchange(code as string).expect(200)).body as { token: string; user: { id: string } };
+      const exchanged = await exchange(code as string, browser).expect(200);
+      expect(exchanged.headers['set-cookie']).toEqual([
+        expect.stringMatching(/^certkeeper_oidc_flow=; Max-Age=0; Path=\/api\/v1\/auth\/oidc;/),
+      ]);
+      const signedIn = exchanged.body as { token: string; user: { id: string } };
       expect(signedIn.user).toMatchObject({ email: 'alice@idp.test', name: 'Alice', role: 'operator' });
       expect(await userCount()).toBe(before + 1);
       const me = await t.http.get('/api/v1/me').set(bearer(signedIn.token)).expect(200);
@@ -294,9 +349,9 @@ describe('OIDC sign-in', () => {
       try {
         expect((await t.http.get('/api/v1/auth/oidc').expect(200)).body.loginUrl).toBe('/api/v1/auth/oidc/login');
         idp.accounts.set('sub-paz', { email: 'paz@idp.test', email_verified: true, name: 'Paz', groups: ['ck-viewers'] });
-        const { hop, code } = await signIn('sub-paz');
+        const { hop, code, browser } = await signIn('sub-paz');
         expect(new URL(hop.url).origin).toBe(t.baseUrl);
-        await exchange(code as string).expect(200);
+        await exchange(code as string, browser).expect(200);
       } finally {
         t.config.publicUrl = t.baseUrl;
       }
@@ -347,6 +402,45 @@ describe('OIDC sign-in', () => {
       });
       // The password still works too.
       await login(t, existing.email, existing.password);
+      // The link is audited with the identity it links, and nothing secret.
+      const audit = await t.http.get(`/api/v1/audit?action=user:oidc_link&targetId=${existing.id}`).set(bearer(admin)).expect(200);
+      expect(audit.body.items).toEqual([
+        expect.objectContaining({
+          actor: `oidc:${idp.issuer}`,
+          targetType: 'user',
+          details: { email: existing.email, issuer: idp.issuer, subject: 'sub-dave' },
+        }),
+      ]);
+      expect(JSON.stringify(audit.body)).not.toContain(idp.clientSecret);
+    });
+
+    it('cannot make a viewer an administrator through a colleague’s address she gave herself', async () => {
+      // The attack: a viewer takes a colleague's address; the colleague's first single sign-on
+      // (mapped to admin) would then link to her account and make it an administrator.
+      const viewer = await createUser(t, 'viewer');
+      const colleague = 'colin@idp.test';
+      idp.accounts.set('sub-colin', { email: colleague, email_verified: true, name: 'Colin', groups: ['ck-admins'] });
+      const refused = await t.http.put('/api/v1/me').set(bearer(viewer.token)).send({ email: colleague }).expect(400);
+      expect(refused.text).toMatch(/^email cannot be changed here: an administrator changes e-mail addresses/);
+
+      const colin = await signInAndExchange('sub-colin');
+      expect(colin.user).toMatchObject({ email: colleague, role: 'admin' });
+      expect(colin.user.id).not.toBe(viewer.id);
+
+      const own = await login(t, viewer.email, viewer.password);
+      expect((await t.http.get('/api/v1/me').set(bearer(own)).expect(200)).body).toMatchObject({
+        id: viewer.id,
+        email: viewer.email,
+        role: 'viewer',
+        oidcLinked: false,
+      });
+      await t.http
+        .post('/api/v1/users')
+        .set(bearer(own))
+        .send({ email: 'mallory-admin@certkeeper.test', role: 'admin', password: 'mallory-password-1' })
+        .expect(403);
+      const links = await t.http.get(`/api/v1/audit?action=user:oidc_link&targetId=${viewer.id}`).set(bearer(admin)).expect(200);
+      expect(links.body.items).toEqual([]);
     });
 
     it.each([[false], [undefined]])('does not match by e-mail when email_verified is %s', async (verified) => {
@@ -424,13 +518,13 @@ describe('OIDC sign-in', () => {
     it('refuses a disabled user at the exchange', async () => {
       idp.accounts.set('sub-ivy', { email: 'ivy@idp.test', email_verified: true, name: 'Ivy', groups: ['ck-viewers'] });
       const { user } = await signInAndExchange('sub-ivy');
-      const { code } = await signIn('sub-ivy');
+      const { code, browser } = await signIn('sub-ivy');
       await t.http
         .put(`/api/v1/users/${user.id}`)
         .set(bearer(admin))
         .send({ email: user.email, role: 'viewer', disabled: true })
         .expect(200);
-      await exchange(code as string).expect(403);
+      await exchange(code as string, browser).expect(403);
     });
     it('never demotes the last enabled administrator', async () => {
       idp.accounts.set('sub-olga', { email: 'olga@idp.test', email_verified: true, name: 'Olga', groups: ['ck-admins'] });
@@ -569,21 +663,40 @@ describe('OIDC sign-in', () => {
 
     it('is redeemed once', async () => {
       idp.accounts.set('sub-lee', { email: 'lee@idp.test', email_verified: true, name: 'Lee', groups: ['ck-viewers'] });
-      const { code } = await signIn('sub-lee');
-      await exchange(code as string).expect(200);
-      const again = await exchange(code as string).expect(401);
+      const { code, browser } = await signIn('sub-lee');
+      await exchange(code as string, browser).expect(200);
+      const again = await exchange(code as string, browser).expect(401);
       expect(again.headers['content-type']).toMatch(/^text\/plain/);
       await exchange('no-such-code').expect(401);
       await t.http.post('/api/v1/auth/oidc/exchange').send({}).expect(400);
       await t.http.post('/api/v1/auth/oidc/exchange').send({ code: 7 }).expect(400);
     });
 
+    it('signs in only the browser that started the sign-in: a code planted in another is 401 and spent', async () => {
+      idp.accounts.set('sub-mal', { email: 'mal@idp.test', email_verified: true, name: 'Mal', groups: ['ck-viewers'] });
+      // The attacker finishes a sign-in of their own and plants its code in the victim's browser,
+      // which has no flow cookie, or one of its own sign-in.
+      const { code: planted } = await signIn('sub-mal');
+      const victim = new Browser();
+      const refused = await exchange(planted as string, victim).expect(401);
+      expect(refused.text).toMatch(/^The sign-in code is unknown, used or expired, or this browser did not start its sign-in/);
+      const { code: another, browser: attacker } = await signIn('sub-mal');
+      const { browser: victimMidFlow } = await signIn('sub-lee');
+      expect(victimMidFlow.cookie('certkeeper_oidc_flow')).toBeDefined();
+      await exchange(another as string, victimMidFlow).expect(401);
+      await exchange(another as string).expect(401);
+      // Spent: not even the browser it was issued to can use it now.
+      await exchange(another as string, attacker).expect(401);
+      // A forged cookie is no browser at all.
+      await t.http.post(EXCHANGE).set('Cookie', 'certkeeper_oidc_flow=forged').send({ code: planted }).expect(401);
+    });
+
     it('expires after 60 seconds by the application clock', async () => {
       idp.accounts.set('sub-lee', { email: 'lee@idp.test', email_verified: true, name: 'Lee', groups: ['ck-viewers'] });
-      const { code } = await signIn('sub-lee');
-      const { code: neverRedeemed } = await signIn('sub-lee');
+      const { code, browser } = await signIn('sub-lee');
+      const { code: neverRedeemed, browser: other } = await signIn('sub-lee');
       t.clock.advance(61 * SECOND);
-      await exchange(code as string).expect(401);
+      await exchange(code as string, browser).expect(401);
       const expiredRows = async () =>
         Number(
           (await t.app.get(DataSource).query('SELECT count(*) AS n FROM oidc_login_codes WHERE expires_at < $1', [t.clock.now()]))[0].n,
@@ -593,7 +706,7 @@ describe('OIDC sign-in', () => {
       // Expired rows go when new ones are written: the next sign-in removes the code never redeemed.
       await signIn('sub-lee');
       expect(await expiredRows()).toBe(0);
-      await exchange(neverRedeemed as string).expect(401);
+      await exchange(neverRedeemed as string, other).expect(401);
     });
   });
 

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { DataSource } from 'typeorm';
 import { LoginThrottle } from '../src/modules/sessions/login-throttle';
 import { SignInHousekeeping } from '../src/modules/sessions/sign-in-housekeeping';
@@ -26,6 +27,38 @@ describe('session safety', () => {
   const auditOf = async (action: string, targetId: string): Promise<AuditRow[]> =>
     ((await t.http.get('/api/v1/audit').query({ action, targetId }).set(bearer(admin)).expect(200)).body as { items: AuditRow[] }).items;
   const tryLogin = (email: string, password: string) => t.http.post('/api/v1/auth/login').send({ email, password });
+
+  /** A sign-in from another machine: the client socket bound to `from`, a loopback address such as 127.0.0.2. */
+  const loginFrom = (from: string, email: string, password: string) =>
+    new Promise<{ status: number; retryAfter: string | undefined; text: string }>((resolve, reject) => {
+      const body = JSON.stringify({ email, password });
+      const { hostname, port } = new URL(t.baseUrl);
+      const sent = httpRequest(
+        {
+          host: hostname,
+          port,
+          path: '/api/v1/auth/login',
+          method: 'POST',
+          localAddress: from,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          signal: AbortSignal.timeout(30_000),
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              retryAfter: response.headers['retry-after'],
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+        },
+      );
+      sent.on('error', reject);
+      sent.end(body);
+    });
 
   describe('a password change', () => {
     it('ends every session of the user at once (the caller’s too), and the new password signs in', async () => {
@@ -116,7 +149,7 @@ describe('session safety', () => {
       for (let attempt = 0; attempt < 10; attempt += 1) await tryLogin(user.email, `wrong-${attempt}`).expect(401);
 
       const refused = await tryLogin(user.email, user.password).expect(429);
-      expect(refused.text).toMatch(/Too many failed sign-in attempts for this account; try again in \d+ seconds\./);
+      expect(refused.text).toMatch(/^Too many failed sign-in attempts for this account from your address; try again in \d+ seconds\./);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(14 * 60);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
       // The address is not locked: another account from it signs in.
@@ -129,6 +162,25 @@ describe('session safety', () => {
       t.clock.advance(5 * MINUTE + SECOND);
       await me(await login(t, user.email, user.password)).expect(200);
     });
+
+    it('locks an account out only for the address its failures came from', async () => {
+      const user = await createUser(t, 'admin');
+      for (let attempt = 0; attempt < 10; attempt += 1)
+        expect((await loginFrom('127.0.0.2', user.email, `wrong-${attempt}`)).status).toBe(401);
+      const refused = await loginFrom('127.0.0.2', user.email, user.password);
+      expect(refused).toMatchObject({
+        status: 429,
+        text: expect.stringMatching(/^Too many failed sign-in attempts for this account from/),
+      });
+      expect(Number(refused.retryAfter)).toBeGreaterThan(14 * 60);
+
+      // The administrator, at another address, still signs in; that success leaves the other address's count alone.
+      expect((await loginFrom('127.0.0.1', user.email, user.password)).status).toBe(200);
+      expect((await loginFrom('127.0.0.2', user.email, user.password)).status).toBe(429);
+
+      t.clock.advance(15 * MINUTE + SECOND);
+      expect((await loginFrom('127.0.0.2', user.email, user.password)).status).toBe(200);
+    }, 60_000);
 
     it('counts failures for unknown e-mail addresses the same way', async () => {
       for (let attempt = 0; attempt < 10; attempt += 1) await tryLogin('nobody@certkeeper.test', 'guess').expect(401);
@@ -185,16 +237,20 @@ describe('session safety', () => {
       expect(checks).toBe(100);
       await expect(throttle.guard({ account: 'fresh@example.test', address }, counting(true))).rejects.toMatchObject({ status: 429 });
       expect(checks).toBe(100);
-      // Another address, same account name: only the account's own count matters (none yet).
+      // Another address, same account name: only that pair's own count matters (none yet).
       await expect(throttle.guard({ account: 'fresh@example.test', address: '198.51.100.8' }, counting(true))).resolves.toBe(true);
-      // The refused attempt gave its account slot back: nine more failures are still below the limit.
+      // The locked address refuses every account; the same account from another address, nine failures in, still signs in.
       for (let attempt = 0; attempt < 9; attempt += 1) {
-        await throttle.guard({ account: 'victim@example.test', address: `203.0.113.${attempt}` }, counting(false));
+        await throttle.guard({ account: 'victim@example.test', address: '203.0.113.1' }, counting(false));
       }
-      await expect(throttle.guard({ account: 'victim@example.test', address: address }, counting(true))).rejects.toMatchObject({
-        status: 429,
-      });
-      await expect(throttle.guard({ account: 'victim@example.test', address: '203.0.113.200' }, counting(true))).resolves.toBe(true);
+      await expect(throttle.guard({ account: 'victim@example.test', address }, counting(true))).rejects.toMatchObject({ status: 429 });
+      await expect(throttle.guard({ account: 'victim@example.test', address: '203.0.113.1' }, counting(true))).resolves.toBe(true);
+      const pairs = await t.app
+        .get(DataSource)
+        .query<{ key: string; attempts: number }[]>(
+          `SELECT key, attempts FROM login_throttle WHERE key LIKE 'account:%/fresh@example.test'`,
+        );
+      expect(pairs).toEqual([{ key: `account:${address}/fresh@example.test`, attempts: 0 }]);
     });
 
     it('purges windows that have passed, and sessions past their expiry', async () => {

@@ -193,9 +193,17 @@ describe('users', () => {
       await t.http.post('/api/v1/auth/login').send({ email: viewer.email, password: 'brand-new-password' }).expect(200);
     });
 
-    it('refuses an e-mail another user has with 409', async () => {
+    it('cannot change its own e-mail address, which only an administrator changes', async () => {
       const viewer = await createUser(t, 'viewer');
-      await t.http.put('/api/v1/me').set(bearer(viewer.token)).send({ email: ADMIN_EMAIL }).expect(409);
+      for (const email of [ADMIN_EMAIL, `renamed-${viewer.email}`, viewer.email]) {
+        const refused = await t.http.put('/api/v1/me').set(bearer(viewer.token)).send({ email, name: 'Renamed' }).expect(400);
+        expect(refused.text.trim()).toBe(
+          'email cannot be changed here: an administrator changes e-mail addresses (PUT /api/v1/users/{id}), since single sign-on links accounts by them',
+        );
+      }
+      // Nothing changed, the name sent along included.
+      const me = (await t.http.get('/api/v1/me').set(bearer(viewer.token)).expect(200)).body as { email: string; name: string };
+      expect(me).toMatchObject({ email: viewer.email, name: expect.stringMatching(/^viewer \d+$/) as unknown });
       await t.http.post('/api/v1/auth/login').send({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }).expect(200);
     });
   });

@@ -55,6 +55,12 @@ describeWithChromium('the Profile screen in a browser', () => {
     await page.getByText('No subscriptions: every endpoint.').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
 
+    // The e-mail address is shown, not offered for editing: only an administrator changes it.
+    const account = page.getByRole('region', { name: 'Account' });
+    await account.getByText(viewer.email).waitFor();
+    await account.getByText('Only an administrator can change your e-mail address: single sign-on links accounts by it.').waitFor();
+    expect(await page.getByRole('textbox', { name: /e-mail/i }).count()).toBe(0);
+
     // Tag subscriptions: add one (the known tags are offered) and save.
     const offered = await page.evaluate<string[]>("[...document.querySelectorAll('#known-tags option')].map((option) => option.value)");
     expect(offered).toEqual(['team:other', 'team:payments']);

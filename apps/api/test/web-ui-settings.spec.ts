@@ -281,6 +281,24 @@ describeWithChromium('the Settings screens in a browser', () => {
     expect((await alert.textContent())?.trim()).toBe(refused.text.trim());
     expect((await t.http.get('/api/v1/settings/oidc').set(bearer(admin)).expect(200)).body).toMatchObject({ enabled: false });
     expect(await seriousViolations(page)).toEqual([]);
+
+    // Another issuer needs the secret again: the API's sentence by the secret field, nothing saved.
+    await form.getByLabel('Offer sign-in with this provider').uncheck();
+    await form.getByLabel('Issuer URL').fill(`http://127.0.0.1:${await freePort()}/realms/other`);
+    await form.getByRole('button', { name: 'Save sign-in settings' }).click();
+    await form.getByText(/^clientSecret must be sent again when issuerUrl changes/).waitFor();
+    expect(await form.getByLabel('Client secret', { exact: true }).getAttribute('aria-describedby')).toContain('oidc-clientSecret-error');
+    expect((await t.http.get('/api/v1/settings/oidc').set(bearer(admin)).expect(200)).body).toMatchObject({
+      issuerUrl: issuer,
+      clientSecretSet: true,
+    });
+    await form.getByLabel('Client secret', { exact: true }).fill('another-s3cret');
+    await form.getByRole('button', { name: 'Save sign-in settings' }).click();
+    await form.getByRole('status').getByText('Saved.').waitFor();
+    expect((await t.http.get('/api/v1/settings/oidc').set(bearer(admin)).expect(200)).body).toMatchObject({
+      issuerUrl: expect.stringMatching(/\/realms\/other$/) as unknown,
+      clientSecretSet: true,
+    });
   });
 
   it('lets an admin run maintenance tasks and refresh the root stores with progress and the outcome', async () => {

@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with e-mail and password
-         * @description Public. Answers a JWT to send as `Authorization: Bearer <token>`, its expiry (12 hours after sign-in unless `JWT_TTL` says otherwise) and the signed-in user. An unknown e-mail, a wrong password and a disabled account all get the same 401. Ten failures for one e-mail address, or a hundred from one client address, within 15 minutes answer 429 with `Retry-After` (even for the right password) until the window has passed; a success resets the account's count.
+         * @description Public. Answers a JWT to send as `Authorization: Bearer <token>`, its expiry (12 hours after sign-in unless `JWT_TTL` says otherwise) and the signed-in user. An unknown e-mail, a wrong password and a disabled account all get the same 401. Ten failures for one e-mail address from one client address, or a hundred from one client address, within 15 minutes answer 429 with `Retry-After` to that address (even for the right password) until the window has passed; a success resets that pair's count. The right password from another address still signs in.
          */
         post: operations["login"];
         delete?: never;
@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * Finish an OIDC sign-in (the redirect_uri)
-         * @description Public; the identity provider sends the browser here. Checks the flow cookie and `state`, refuses a replayed response on every replica, exchanges the code and verifies the ID token (signature from the JWKS, `iss`, `aud`, `exp`, `nonce`), then finds the user by the provider's subject, else by e-mail when `email_verified` is true, else creates one with the role from `roleMapping`/`defaultRole` (audit `user:create`); with `roleClaim` set the role is recomputed (audit `user:update`; the last enabled administrator is never demoted). Answers 302 to `{PUBLIC_URL}/login/oidc?code=<one-time code>` (plus `&redirect=` when the sign-in began with one); the code is valid 60 seconds, once. Clears the flow cookie.
+         * @description Public; the identity provider sends the browser here. Checks the flow cookie and `state`, refuses a replayed response on every replica, exchanges the code and verifies the ID token (signature from the JWKS, `iss`, `aud`, `exp`, `nonce`), then finds the user by the provider's subject, else by e-mail when `email_verified` is true, else creates one with the role from `roleMapping`/`defaultRole` (audit `user:create`); with `roleClaim` set the role is recomputed (audit `user:update`; the last enabled administrator is never demoted). Answers 302 to `{PUBLIC_URL}/login/oidc?code=<one-time code>` (plus `&redirect=` when the sign-in began with one); the code is valid 60 seconds, once, and only with this browser's flow cookie, which success keeps for those 60 seconds and a failure clears.
          */
         get: operations["finishOidcLogin"];
         put?: never;
@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a one-time sign-in code for a session
-         * @description Public. Redeems the code from `/login/oidc?code=` once and answers the same body as `POST /auth/login`. An unknown, used or expired code is 401; a user disabled since the sign-in is 403.
+         * @description Public. Redeems the code from `/login/oidc?code=` once and answers the same body as `POST /auth/login`. Only the browser that started the sign-in can: the request must carry its flow cookie (same origin, so the web interface's fetch sends it). An unknown, used or expired code, or one presented without that cookie, is 401 and unusable from then on; a user disabled since the sign-in is 403. Clears the flow cookie.
          */
         post: operations["exchangeOidcCode"];
         delete?: never;
@@ -786,7 +786,7 @@ export interface paths {
         get: operations["getMe"];
         /**
          * Update your profile
-         * @description Needs `self:access`. Changes only what it names: `name`, `email`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs the right `currentPassword` (400 otherwise; wrong current passwords count towards the sign-in limits, 429 with `Retry-After` once spent). A new password ends every session of the caller, this one included: sign in again with it. 409 when the e-mail address is taken.
+         * @description Needs `self:access`. Changes only what it names: `name`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs the right `currentPassword` (400 otherwise; wrong current passwords count towards the sign-in limits, 429 with `Retry-After` once spent). A new password ends every session of the caller, this one included: sign in again with it. `email` is 400: single sign-on links accounts by e-mail address, so only an administrator changes one (`PUT /users/{id}`).
          */
         put: operations["updateMe"];
         post?: never;
@@ -1310,7 +1310,7 @@ export interface paths {
         get: operations["getOidcSettings"];
         /**
          * Replace the OIDC sign-in settings
-         * @description Needs `settings:edit`. `clientSecret` is write-only: omitted or null keeps the stored one, `""` clears it; it is encrypted at rest. `issuerUrl` must be https (http only on a loopback host). With `enabled: true`, `issuerUrl` and `clientId` are required and the issuer's discovery document is read (through the outbound guard, within 10 seconds): 422 naming what is wrong when it cannot be read, is not JSON, names another issuer or lacks an authorization endpoint, token endpoint or jwks_uri. Writes the audit entry `settings:oidc` (without the secret).
+         * @description Needs `settings:edit`. `clientSecret` is write-only: omitted or null keeps the stored one, `""` clears it; it is encrypted at rest. While one is stored, changing `issuerUrl` or `clientId` needs `clientSecret` again (a value or `""`): 400 otherwise, and nothing changes. `issuerUrl` must be https (http only on a loopback host). With `enabled: true`, `issuerUrl` and `clientId` are required and the issuer's discovery document is read (through the outbound guard, within 10 seconds): 422 naming what is wrong when it cannot be read, is not JSON, names another issuer or lacks an authorization endpoint, token endpoint or jwks_uri. Writes the audit entry `settings:oidc` (without the secret).
          */
         put: operations["replaceOidcSettings"];
         post?: never;
@@ -2627,8 +2627,6 @@ export interface components {
             calendarToken?: null;
             /** @description The current password, required to set a new one. */
             currentPassword?: string;
-            /** Format: email */
-            email?: string;
             name?: string;
             /** @description Receive expiry alerts by e-mail. Does not affect the calendar feed. */
             notify?: boolean;
@@ -2912,7 +2910,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Too many failed attempts for this account or from this address; `Retry-After` says how many seconds to wait. */
+            /** @description Too many failed attempts for this account from this address, or from this address; `Retry-After` says how many seconds to wait. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3124,7 +3122,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Unknown, used or expired code. */
+            /** @description Unknown, used or expired code, or not the browser that started the sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6337,15 +6335,6 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description The e-mail address is taken. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
@@ -8811,7 +8800,7 @@ export interface operations {
                     "application/json": components["schemas"]["OidcSettingsResponseDto"];
                 };
             };
-            /** @description A field is missing, of the wrong type or out of range; one line per problem. */
+            /** @description A field is missing, of the wrong type or out of range (one line per problem), or the issuer or client changed without the secret. */
             400: {
                 headers: {
                     [name: string]: unknown;

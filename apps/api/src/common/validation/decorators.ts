@@ -24,6 +24,14 @@ export function IsNullable(): PropertyDecorator {
   return ValidateIf((_, value) => value !== null);
 }
 
+/** A property refused whenever it is sent, with `message` as its 400 sentence (one that belongs to another route). */
+export function IsRefused(message: string): PropertyDecorator {
+  return applyDecorators(
+    ValidateIf((_, value) => value !== undefined),
+    ValidateBy({ name: 'isRefused', validator: { validate: () => false, defaultMessage: () => message } }),
+  );
+}
+
 /** An e-mail address, trimmed and lower-cased so uniqueness is case-insensitive. */
 export function IsNormalisedEmail(): PropertyDecorator {
   return applyDecorators(

@@ -14,6 +14,7 @@ import { EndpointStarttls1795312800000 } from './1795312800000-EndpointStarttls'
 import { CountChangeSignal1795320000000 } from './1795320000000-CountChangeSignal';
 import { SignInChangeSignal1795323600000 } from './1795323600000-SignInChangeSignal';
 import { UserLastSignIn1795327200000 } from './1795327200000-UserLastSignIn';
+import { OidcLoginCodeBrowser1795330800000 } from './1795330800000-OidcLoginCodeBrowser';
 import { EndpointListSorts1795345200000 } from './1795345200000-EndpointListSorts';
 import { AlertLastRun1795348800000 } from './1795348800000-AlertLastRun';
 
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   CountChangeSignal1795320000000,
   SignInChangeSignal1795323600000,
   UserLastSignIn1795327200000,
+  OidcLoginCodeBrowser1795330800000,
   EndpointListSorts1795345200000,
   AlertLastRun1795348800000,
 ];

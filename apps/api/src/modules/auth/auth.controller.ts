@@ -26,8 +26,9 @@ export class AuthController {
       'Public. Answers a JWT to send as `Authorization: ' +
       'Bearer <token>`, its expiry (12 hours after sign-in unless `JWT_TTL` says otherwise) and the signed-in user. ' +
       'An unknown e-mail, a wrong password and a disabled account all get the same 401. ' +
-      'Ten failures for one e-mail address, or a hundred from one client address, within 15 minutes answer 429 with ' +
-      "`Retry-After` (even for the right password) until the window has passed; a success resets the account's count.",
+      'Ten failures for one e-mail address from one client address, or a hundred from one client address, within 15 minutes ' +
+      'answer 429 with `Retry-After` to that address (even for the right password) until the window has passed; a success ' +
+      "resets that pair's count. The right password from another address still signs in.",
   })
   @HttpCode(200)
   @Public()
@@ -37,7 +38,8 @@ export class AuthController {
     content: { 'text/plain': { schema: { type: 'string' } } },
   })
   @ApiTooManyRequestsResponse({
-    description: 'Too many failed attempts for this account or from this address; `Retry-After` says how many seconds to wait.',
+    description:
+      'Too many failed attempts for this account from this address, or from this address; `Retry-After` says how many seconds to wait.',
     content: { 'text/plain': { schema: { type: 'string' } } },
   })
   login(@Body() dto: LoginDto, @ClientAddress() address: string): Promise<LoginResponseDto> {

@@ -21,23 +21,29 @@ export class OidcCodesRepository {
     return rows.length === 1;
   }
 
-  async insertLoginCode(codeHash: string, userId: string, expiresAt: Date, now: Date): Promise<void> {
+  async insertLoginCode(code: { codeHash: string; flowHash: string; userId: string; expiresAt: Date }, now: Date): Promise<void> {
     await this.dataSource.query('DELETE FROM oidc_login_codes WHERE expires_at < $1', [now]);
-    await this.dataSource.query('INSERT INTO oidc_login_codes (code_hash, user_id, expires_at) VALUES ($1, $2, $3)', [
-      codeHash,
-      userId,
-      expiresAt,
+    await this.dataSource.query('INSERT INTO oidc_login_codes (code_hash, flow_hash, user_id, expires_at) VALUES ($1, $2, $3, $4)', [
+      code.codeHash,
+      code.flowHash,
+      code.userId,
+      code.expiresAt,
     ]);
   }
 
-  /** Deletes the code and answers its user when it had not expired by `now`; null for an unknown, used or expired code. */
-  async consumeLoginCode(codeHash: string, now: Date): Promise<string | null> {
+  /**
+   * Deletes the code, whoever presents it, and answers its user when it had not expired by `now`
+   * and was issued to the browser whose flow hashes to `flowHash`; null otherwise. A code tried in
+   * another browser is gone: it was seen where it should not have been.
+   */
+  async consumeLoginCode(codeHash: string, flowHash: string | null, now: Date): Promise<string | null> {
     // DELETE ... RETURNING answers [rows, affected count] through TypeORM's PostgreSQL driver.
-    const [rows] = await this.dataSource.query<[{ user_id: string; expires_at: Date }[], number]>(
-      'DELETE FROM oidc_login_codes WHERE code_hash = $1 RETURNING user_id, expires_at',
+    const [rows] = await this.dataSource.query<[{ user_id: string; expires_at: Date; flow_hash: string }[], number]>(
+      'DELETE FROM oidc_login_codes WHERE code_hash = $1 RETURNING user_id, expires_at, flow_hash',
       [codeHash],
     );
     const row = rows[0];
-    return row !== undefined && row.expires_at.getTime() > now.getTime() ? row.user_id : null;
+    if (row === undefined || row.expires_at.getTime() <= now.getTime()) return null;
+    return row.flow_hash === flowHash ? row.user_id : null;
   }
 }

@@ -39,6 +39,8 @@ export interface VerifiedIdentity {
   settings: ActiveOidcSettings;
   redirect: string | null;
   returnBase: string;
+  /** Names the browser that started the flow: its one-time code is exchanged only with this flow's cookie. */
+  flowHash: string;
 }
 
 /**
@@ -154,7 +156,18 @@ export class OidcFlowService {
       settings,
       redirect: flow.redirect,
       returnBase: flow.returnBase,
+      flowHash: flowHash(flow),
     };
+  }
+
+  /**
+   * The hash naming the browser whose flow cookie this is, for the exchange of its one-time code;
+   * null when there is no cookie or we did not seal it. The flow's own expiry does not matter here:
+   * the code's 60 seconds do.
+   */
+  flowHashOf(sealedFlow: string | undefined): string | null {
+    const flow = sealedFlow === undefined || sealedFlow === '' ? null : openFlow(sealedFlow, this.config.encryptionKey);
+    return flow === null ? null : flowHash(flow);
   }
 
   private async activeSettings(): Promise<ActiveOidcSettings> {
@@ -198,6 +211,11 @@ export class OidcFlowService {
       throw new UnauthorizedException(`The identity provider's answer did not verify: ${reason}.`);
     }
   }
+}
+
+/** The SHA-256 of the flow's state: random per sign-in, and readable only from the sealed cookie. */
+function flowHash(flow: FlowState): string {
+  return hashToken(flow.state);
 }
 
 /** A provider-supplied value as it may appear in our answer: printable ASCII, at most 100 characters. */

@@ -4,7 +4,8 @@ import { UserEntity } from '../users/user.entity';
 /**
  * The one-time code an OIDC sign-in ends with: the browser carries it to the web interface, which
  * exchanges it once, within 60 seconds, for a session (docs/api-contract.md section 9). Only its
- * SHA-256 is stored.
+ * SHA-256 is stored, with that of the flow state in the cookie of the browser that started the
+ * sign-in: no other browser can exchange it.
  */
 @Entity('oidc_login_codes')
 export class OidcLoginCodeEntity {
@@ -20,4 +21,7 @@ export class OidcLoginCodeEntity {
 
   @Column({ type: 'timestamptz' })
   expiresAt!: Date;
+
+  @Column({ type: 'text' })
+  flowHash!: string;
 }

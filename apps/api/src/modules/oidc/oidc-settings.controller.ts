@@ -31,14 +31,19 @@ export class OidcSettingsController {
     summary: 'Replace the OIDC sign-in settings',
     description:
       'Needs `settings:edit`. `clientSecret` is write-only: omitted or null keeps the stored one, `""` clears it; it is encrypted ' +
-      'at rest. `issuerUrl` must be https (http only on a loopback host). With `enabled: true`, `issuerUrl` and `clientId` are ' +
+      'at rest. While one is stored, changing `issuerUrl` or `clientId` needs `clientSecret` again (a value or `""`): 400 ' +
+      'otherwise, and nothing changes. `issuerUrl` must be https (http only on a loopback host). With `enabled: true`, `issuerUrl` and `clientId` are ' +
       "required and the issuer's discovery document is read (through the outbound guard, within 10 seconds): 422 naming what is " +
       'wrong when it cannot be read, is not JSON, names another issuer or lacks an authorization endpoint, token endpoint or ' +
       'jwks_uri. Writes the audit entry `settings:oidc` (without the secret).',
   })
   @RequirePermission('settings:edit')
   @ApiOkResponse({ type: OidcSettingsResponseDto })
-  @ApiBadRequestResponse(plainText('A field is missing, of the wrong type or out of range; one line per problem.'))
+  @ApiBadRequestResponse(
+    plainText(
+      'A field is missing, of the wrong type or out of range (one line per problem), or the issuer or client changed without the secret.',
+    ),
+  )
   @ApiUnprocessableEntityResponse(plainText("The issuer's discovery document is unusable; the body says why."))
   replaceOidcSettings(@Body() dto: UpdateOidcSettingsDto, @Actor() actor: ActorContext): Promise<OidcSettingsResponseDto> {
     return this.oidc.replace(dto, actor);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
 import { openSecret, sealSecret } from '../../common/crypto/secret-box';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type ActorContext, AuditService } from '../audit/audit.service';
@@ -48,6 +48,13 @@ export class OidcSettingsService {
       defaultRole: dto.defaultRole ?? null,
       buttonLabel: dto.buttonLabel ?? UNCONFIGURED_OIDC.buttonLabel,
     };
+    const redirected = keepsSecret && current.sealedClientSecret !== null ? secretRedirections(current, next) : [];
+    if (redirected.length > 0) {
+      throw new BadRequestException(
+        `clientSecret must be sent again when ${redirected.join(' or ')} changes (or "" to clear it), ` +
+          'so that the stored secret is never sent to an issuer or client it was not entered for.',
+      );
+    }
     if (next.enabled && next.issuerUrl !== null) {
       const problem = await this.discoveryProblem(next.issuerUrl);
       if (problem !== null) throw new UnprocessableEntityException(problem);
@@ -132,6 +139,15 @@ export class OidcSettingsService {
   private async stored(): Promise<StoredOidcSettings> {
     return { ...UNCONFIGURED_OIDC, ...((await this.settings.read<StoredOidcSettings>(OIDC_SETTINGS_KEY)) ?? {}) };
   }
+}
+
+/**
+ * The changes that would send the stored client secret to another token endpoint or under another
+ * client: someone who may edit the settings but never knew the secret must not be able to collect
+ * it with a sign-in at an issuer of their own (docs/api-contract.md section 9).
+ */
+function secretRedirections(current: StoredOidcSettings, next: StoredOidcSettings): string[] {
+  return (['issuerUrl', 'clientId'] as const).filter((field) => current[field] !== next[field]);
 }
 
 function toResponse(stored: StoredOidcSettings): OidcSettingsResponseDto {

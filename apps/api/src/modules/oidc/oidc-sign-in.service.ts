@@ -39,7 +39,7 @@ export class OidcSignInService {
     const actor: ActorContext = { actor: `oidc:${identity.issuer}`, actorId: null, requestId };
     const profile = readProfile(identity);
     let user = await this.users.findByOidcIdentity(identity.issuer, identity.subject);
-    if (user === null && profile.email !== null) user = await this.matchByEmail(identity, profile);
+    if (user === null && profile.email !== null) user = await this.matchByEmail(identity, profile, actor);
     if (user === null) return this.provision(identity, profile, actor);
     if (user.disabled) throw new ForbiddenException('This account is disabled.');
     await this.syncProfile(user, profile);
@@ -47,8 +47,12 @@ export class OidcSignInService {
     return (await this.users.findById(user.id)) ?? user;
   }
 
-  /** The user with the verified address, linked now; null when none. */
-  private async matchByEmail(identity: VerifiedIdentity, profile: Profile): Promise<UserEntity | null> {
+  /**
+   * The user with the verified address, linked now (audit `user:oidc_link`); null when none. Only an
+   * administrator sets an address (docs/api-contract.md section 2), so the account matched is one
+   * an administrator vouched for, not one whose holder typed a colleague's address.
+   */
+  private async matchByEmail(identity: VerifiedIdentity, profile: Profile, actor: ActorContext): Promise<UserEntity | null> {
     const existing = await this.users.findByEmail(profile.email as string);
     if (existing === null) return null;
     if (!profile.emailVerified) {
@@ -61,6 +65,12 @@ export class OidcSignInService {
     if (existing.oidcSubject !== null || !(await this.link(existing.id, identity))) {
       throw new ForbiddenException('The account with this e-mail address is linked to another identity at the provider.');
     }
+    await this.audit.record(actor, {
+      action: 'user:oidc_link',
+      targetType: 'user',
+      targetId: existing.id,
+      details: { email: existing.email, issuer: identity.issuer, subject: identity.subject },
+    });
     return existing;
   }
 
@@ -94,7 +104,7 @@ export class OidcSignInService {
         action: 'user:create',
         targetType: 'user',
         targetId: user.id,
-        details: { email: user.email, name: user.name, role: user.role, via: 'oidc', subject: identity.subject },
+        details: { email: user.email, name: user.name, role: user.role, via: 'oidc', issuer: identity.issuer, subject: identity.subject },
       });
       return user;
     } catch (error) {

@@ -15,10 +15,14 @@ import { Public } from '../../common/auth/route-access';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { LoginResponseDto } from '../auth/auth.dto';
 import { FLOW_LIFETIME_MS } from './oidc-flow.service';
+import { LOGIN_CODE_LIFETIME_MS } from './oidc-login-codes.service';
 import { OidcExchangeDto, OidcLoginQueryDto, OidcStatusDto } from './oidc.dto';
 import { OidcService } from './oidc.service';
 
-/** The flow cookie: sealed flow state, sent back only to the OIDC routes. */
+/**
+ * The flow cookie: sealed flow state, sent back only to the OIDC routes. It names the browser from
+ * the start of a sign-in until its one-time code is exchanged (docs/api-contract.md section 9).
+ */
 const FLOW_COOKIE = 'certkeeper_oidc_flow';
 
 const plainText = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
@@ -73,7 +77,8 @@ export class OidcController {
       "finds the user by the provider's subject, else by e-mail when `email_verified` is true, else creates one with the role from " +
       '`roleMapping`/`defaultRole` (audit `user:create`); with `roleClaim` set the role is recomputed (audit `user:update`; the ' +
       'last enabled administrator is never demoted). Answers 302 to `{PUBLIC_URL}/login/oidc?code=<one-time code>` (plus ' +
-      '`&redirect=` when the sign-in began with one); the code is valid 60 seconds, once. Clears the flow cookie.',
+      "`&redirect=` when the sign-in began with one); the code is valid 60 seconds, once, and only with this browser's flow " +
+      'cookie, which success keeps for those 60 seconds and a failure clears.',
   })
   @Public()
   @ApiFoundResponse({ description: 'Redirect to the web interface with a one-time code.' })
@@ -87,9 +92,11 @@ export class OidcController {
   async finishOidcLogin(@Req() req: Request, @Res() res: Response): Promise<void> {
     const query = new URLSearchParams(req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '');
     const sealedFlow = readCookie(req.headers.cookie, FLOW_COOKIE);
-    // Cleared whatever the outcome: a flow is finished, or refused, once.
+    // Cleared when refused: a flow is refused once.
     res.setHeader('Set-Cookie', this.flowCookie(req, '', 0));
     const location = await this.oidc.callback(query, sealedFlow, req.requestId ?? null);
+    // Kept while the one-time code lives (a missing cookie was refused above): its exchange must come from this browser.
+    res.setHeader('Set-Cookie', this.flowCookie(req, sealedFlow as string, Math.ceil(LOGIN_CODE_LIFETIME_MS / 1000)));
     res.redirect(302, location);
   }
 
@@ -97,17 +104,26 @@ export class OidcController {
   @ApiOperation({
     summary: 'Exchange a one-time sign-in code for a session',
     description:
-      'Public. Redeems the code from `/login/oidc?code=` once and answers the same body as `POST /auth/login`. An unknown, used ' +
-      'or expired code is 401; a user disabled since the sign-in is 403.',
+      'Public. Redeems the code from `/login/oidc?code=` once and answers the same body as `POST /auth/login`. Only the browser ' +
+      "that started the sign-in can: the request must carry its flow cookie (same origin, so the web interface's fetch sends " +
+      'it). An unknown, used or expired code, or one presented without that cookie, is 401 and unusable from then on; a user ' +
+      'disabled since the sign-in is 403. Clears the flow cookie.',
   })
   @HttpCode(200)
   @Public()
   @ApiOkResponse({ type: LoginResponseDto })
   @ApiBadRequestResponse(plainText('`code` is missing or not a string.'))
-  @ApiUnauthorizedResponse(plainText('Unknown, used or expired code.'))
+  @ApiUnauthorizedResponse(plainText('Unknown, used or expired code, or not the browser that started the sign-in.'))
   @ApiForbiddenResponse(plainText('The account is disabled.'))
-  exchangeOidcCode(@Body() dto: OidcExchangeDto): Promise<LoginResponseDto> {
-    return this.oidc.exchange(dto.code);
+  exchangeOidcCode(
+    @Body() dto: OidcExchangeDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<LoginResponseDto> {
+    const sealedFlow = readCookie(req.headers.cookie, FLOW_COOKIE);
+    // The flow ends here, whatever the outcome: the code is consumed either way.
+    res.setHeader('Set-Cookie', this.flowCookie(req, '', 0));
+    return this.oidc.exchange(dto.code, sealedFlow);
   }
 
   private flowCookie(req: Request, value: string, maxAgeSeconds: number): string {

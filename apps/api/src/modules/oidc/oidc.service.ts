@@ -38,14 +38,15 @@ export class OidcService {
   async callback(query: URLSearchParams, sealedFlow: string | undefined, requestId: string | null): Promise<string> {
     const identity = await this.flow.finish(query, sealedFlow);
     const user = await this.signIn.resolveUser(identity, requestId);
-    const code = await this.codes.issue(user);
+    const code = await this.codes.issue(user, identity.flowHash);
     const target = new URL(`${identity.returnBase}${WEB_LANDING_PATH}`);
     target.searchParams.set('code', code);
     if (identity.redirect !== null) target.searchParams.set('redirect', identity.redirect);
     return target.href;
   }
 
-  async exchange(code: string): Promise<SignedIn> {
-    return this.sessions.issue(await this.codes.redeem(code), 'oidc');
+  /** The session for a one-time code, presented with the flow cookie of the browser that started its sign-in. */
+  async exchange(code: string, sealedFlow: string | undefined): Promise<SignedIn> {
+    return this.sessions.issue(await this.codes.redeem(code, this.flow.flowHashOf(sealedFlow)), 'oidc');
   }
 }

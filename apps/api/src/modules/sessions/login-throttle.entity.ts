@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * Failed sign-ins counted per key (`account:<e-mail>` or `address:<client address>`) in a fixed
+ * Failed sign-ins counted per key (`account:<client address>/<e-mail>` or `address:<client address>`) in a fixed
  * window that starts at the first failure. In PostgreSQL so that every replica sees the same
  * counts (docs/api-contract.md section 10).
  */

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
 import { ClientAddress } from '../../common/http/client-address';
@@ -60,13 +60,13 @@ export class MeController {
     summary: 'Update your profile',
     description:
       'Needs `self:access`. Changes only what it names: ' +
-      '`name`, `email`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs ' +
+      '`name`, `notify`, `calendarToken: null` (clears the feed token; the old URL stops working) and `password`, which needs ' +
       'the right `currentPassword` (400 otherwise; wrong current passwords count towards the sign-in limits, 429 with `Retry-After` once ' +
-      'spent). A new password ends every session of the caller, this one included: sign in again with it. 409 when the e-mail address is taken.',
+      'spent). A new password ends every session of the caller, this one included: sign in again with it. ' +
+      '`email` is 400: single sign-on links accounts by e-mail address, so only an administrator changes one (`PUT /users/{id}`).',
   })
   @RequirePermission('self:access')
   @ApiOkResponse({ type: MeResponseDto })
-  @ApiConflictResponse({ description: 'The e-mail address is taken.' })
   async updateMe(
     @CurrentUser() caller: UserPrincipal,
     @Body() dto: UpdateMeDto,

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Equals, IsBoolean, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { IsNormalisedEmail, IsOmittable } from '../../common/validation/decorators';
+import { IsOmittable, IsRefused } from '../../common/validation/decorators';
 import { MIN_PASSWORD_LENGTH, UserResponseDto } from './users.dto';
 
 export class MeResponseDto extends UserResponseDto {
@@ -11,7 +11,7 @@ export class MeResponseDto extends UserResponseDto {
   calendarFeedEnabled!: boolean;
 }
 
-/** The caller's own profile. Changes what it names. */
+/** The caller's own profile. Changes what it names; the e-mail address is not the caller's to change. */
 export class UpdateMeDto {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOmittable()
@@ -19,10 +19,12 @@ export class UpdateMeDto {
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ format: 'email' })
-  @IsOmittable()
-  @IsNormalisedEmail()
-  email?: string;
+  // Declared only to answer a clear sentence rather than "should not exist": single sign-on links
+  // accounts by e-mail address, so only an administrator changes one (docs/api-contract.md section 2).
+  @IsRefused(
+    'email cannot be changed here: an administrator changes e-mail addresses (PUT /api/v1/users/{id}), since single sign-on links accounts by them',
+  )
+  email?: never;
 
   @ApiPropertyOptional({ description: 'Receive expiry alerts by e-mail. Does not affect the calendar feed.' })
   @IsOmittable()

@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { isTag } from '../../common/validation/decorators';
 import { hashPassword, verifyPassword } from '../../common/auth/secrets';
 import { type ActorContext, AuditService } from '../audit/audit.service';
@@ -6,7 +6,7 @@ import { LoginThrottle } from '../sessions/login-throttle';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import type { UpdateMeDto } from './me.dto';
 import type { UserEntity } from './user.entity';
-import { DuplicateEmailError, type UserChanges, UsersRepository } from './users.repository';
+import { type UserChanges, UsersRepository } from './users.repository';
 import { changedFields } from './user-audit';
 
 const MAX_SUBSCRIPTIONS = 100;
@@ -50,7 +50,6 @@ export class MeService {
     const user = await this.getMe(userId);
     const changes: UserChanges = {};
     if (dto.name !== undefined) changes.name = dto.name;
-    if (dto.email !== undefined) changes.email = dto.email;
     if (dto.notify !== undefined) changes.notify = dto.notify;
     if (dto.calendarToken === null) changes.calendarTokenHash = null;
     if (dto.password !== undefined) {
@@ -61,17 +60,12 @@ export class MeService {
       if (!currentMatches) throw new BadRequestException('currentPassword is not the current password');
       changes.passwordHash = await hashPassword(dto.password);
     }
-    try {
-      const updated = (await this.users.update(userId, changes)) ?? user;
-      const audited = changedFields(user, { email: changes.email, passwordHash: changes.passwordHash });
-      if (changes.passwordHash !== undefined) audited.sessionsEnded = await this.sessions.deleteAllForUser(userId);
-      if (Object.keys(audited).length > 0) {
-        await this.audit.record(context.actor, { action: 'user:update', targetType: 'user', targetId: userId, details: audited });
-      }
-      return updated;
-    } catch (error) {
-      if (error instanceof DuplicateEmailError) throw new ConflictException('A user with this e-mail address already exists.');
-      throw error;
+    const updated = (await this.users.update(userId, changes)) ?? user;
+    const audited = changedFields(user, { passwordHash: changes.passwordHash });
+    if (changes.passwordHash !== undefined) audited.sessionsEnded = await this.sessions.deleteAllForUser(userId);
+    if (Object.keys(audited).length > 0) {
+      await this.audit.record(context.actor, { action: 'user:update', targetType: 'user', targetId: userId, details: audited });
     }
+    return updated;
   }
 }

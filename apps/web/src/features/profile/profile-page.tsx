@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
+import { Fact } from '../../ui/facts';
 import { FieldError, fieldProps, GeneralProblem, type Problems, splitProblems } from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
@@ -9,18 +10,40 @@ import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 import { AlertEmails } from './alert-emails';
 
-/** The caller's own settings: tag subscriptions, alert e-mails, calendar feed, API keys and password (self:access, every role). */
+/** The caller's own settings: who they are (read-only), tag subscriptions, alert e-mails, calendar feed, API keys and password (self:access, every role). */
 export function ProfilePage() {
   useTitle('Profile');
   return (
     <>
       <h1>Profile</h1>
+      <Account />
       <TagSubscriptions />
       <AlertEmails />
       <CalendarFeed />
       <ApiKeys />
       <PasswordChange />
     </>
+  );
+}
+
+/**
+ * Who the person is here, read-only. Single sign-on links accounts by e-mail address, so only an
+ * administrator changes one (the API refuses `email` on PUT /me).
+ */
+function Account() {
+  const { me } = useAuth();
+  return (
+    <section aria-labelledby="account-heading">
+      <h2 id="account-heading">Account</h2>
+      {me && (
+        <dl className="facts">
+          <Fact term="Name">{me.name === '' ? '—' : me.name}</Fact>
+          <Fact term="E-mail">{me.email}</Fact>
+          <Fact term="Role">{me.role}</Fact>
+        </dl>
+      )}
+      <p className="muted small">Only an administrator can change your e-mail address: single sign-on links accounts by it.</p>
+    </section>
   );
 }
 
