@@ -147,6 +147,27 @@ describe('OIDC sign-in', () => {
           clientSecretSet: true,
         });
 
+        // Clearing the issuer (sign-in off) sends the secret nowhere: taken, the secret kept. Setting
+        // an issuer again is a change from none, which asks for the secret again.
+        const { issuerUrl: _issuer, ...withoutIssuer } = withoutSecret;
+        await t.http
+          .put('/api/v1/settings/oidc')
+          .set(bearer(admin))
+          .send({ ...withoutIssuer, enabled: false, issuerUrl: null })
+          .expect(200);
+        const sealedSecret = async () =>
+          (
+            (await t.app.get(DataSource).query(`SELECT value->>'sealedClientSecret' AS sealed FROM settings WHERE key = 'oidc'`)) as {
+              sealed: string;
+            }[]
+          )[0].sealed;
+        expect(await sealedSecret()).toBe(JSON.parse(before)[0].value.sealedClientSecret);
+        expect((await t.http.get('/api/v1/settings/oidc').set(bearer(admin)).expect(200)).body).toMatchObject({
+          issuerUrl: null,
+          clientSecretSet: true,
+        });
+        await t.http.put('/api/v1/settings/oidc').set(bearer(admin)).send(withoutSecret).expect(400);
+
         // Cleared, or entered again, the change is taken.
         const cleared = await t.http
           .put('/api/v1/settings/oidc')

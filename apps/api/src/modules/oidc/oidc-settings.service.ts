@@ -147,7 +147,9 @@ export class OidcSettingsService {
  * it with a sign-in at an issuer of their own (docs/api-contract.md section 9).
  */
 function secretRedirections(current: StoredOidcSettings, next: StoredOidcSettings): string[] {
-  return (['issuerUrl', 'clientId'] as const).filter((field) => current[field] !== next[field]);
+  // Clearing a field sends the secret nowhere (turning sign-in off needs no secret); setting it
+  // again later is a change from null, which asks for the secret then.
+  return (['issuerUrl', 'clientId'] as const).filter((field) => next[field] !== null && current[field] !== next[field]);
 }
 
 function toResponse(stored: StoredOidcSettings): OidcSettingsResponseDto {
