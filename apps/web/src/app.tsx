@@ -12,6 +12,7 @@ import { EndpointCreatePage } from './features/endpoints/endpoint-create-page';
 import { EndpointDetailPage } from './features/endpoints/endpoint-detail-page';
 import { EndpointEditPage } from './features/endpoints/endpoint-edit-page';
 import { EndpointListPage } from './features/endpoints/endpoint-list-page';
+import { ExpiringPage } from './features/expiring/expiring-page';
 import { ProfilePage } from './features/profile/profile-page';
 import { ScannersPage } from './features/scanners/scanners-page';
 import { SettingsSection } from './features/settings/settings-section';
@@ -31,6 +32,7 @@ export function App() {
           }
         >
           <Route index element={<DashboardPage />} />
+          <Route path="expiring" element={<ExpiringPage />} />
           <Route path="endpoints" element={<EndpointListPage />} />
           <Route path="endpoints/new" element={<EndpointCreatePage />} />
           <Route path="endpoints/import" element={<BulkImportPage />} />

@@ -9,8 +9,8 @@ export type Role = Schemas['LoginUserDto']['role'];
  * Called when the API answers 401 to a signed-in request: the session is over (expired, signed
  * out elsewhere, user disabled). The app sends the person to sign-in and back afterwards.
  */
-let onUnauthorized: () => void = () => undefined;
-export function setUnauthorizedHandler(handler: () => void): void {
+let onUnauthorized: (token: string) => void = () => undefined;
+export function setUnauthorizedHandler(handler: (token: string) => void): void {
   onUnauthorized = handler;
 }
 
@@ -21,9 +21,10 @@ const auth: Middleware = {
     return request;
   },
   onResponse({ request, response }) {
-    if (response.status === 401 && request.headers.has('Authorization')) {
+    const token = request.headers.get('Authorization')?.replace(/^Bearer /, '');
+    if (response.status === 401 && token) {
       clearSession();
-      onUnauthorized();
+      onUnauthorized(token);
     }
     return response;
   },

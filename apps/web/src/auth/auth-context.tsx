@@ -2,12 +2,14 @@ import { createContext, startTransition, useCallback, useContext, useEffect, use
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { api, setUnauthorizedHandler, type Schemas } from '../api/client';
 import { can, type Permission } from './permissions';
-import { clearSession, readSession, saveSession, type Session } from './session';
+import { askOtherTabs, clearSession, listenToOtherTabs, readSession, saveSession, tellOtherTabs, type Session } from './session';
 
 export type Me = Schemas['MeResponseDto'];
 
 interface AuthState {
   session: Session | null;
+  /** True while a new tab waits for another signed-in tab to hand it the session. */
+  asking: boolean;
   /** The caller as GET /api/v1/me describes them (role included); null until loaded. */
   me: Me | null;
   signIn: (session: Session) => void;
@@ -43,11 +45,28 @@ export function loginPath(returnTo: string): string {
 
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null>(() => readSession());
+  const [asking, setAsking] = useState(() => session === null);
   const [me, setMe] = useState<Me | null>(null);
   const navigate = useNavigate();
 
+  // A tab opened from a link (or an alert e-mail) has no session of its own: another signed-in
+  // tab of this origin hands it over (docs/decisions/0019-web-session-across-tabs.md).
   useEffect(() => {
-    setUnauthorizedHandler(() => {
+    if (!asking) return;
+    let current = true;
+    void askOtherTabs().then((shared) => {
+      if (!current) return;
+      if (shared) setSession(shared);
+      setAsking(false);
+    });
+    return () => {
+      current = false;
+    };
+  }, [asking]);
+
+  useEffect(() => {
+    setUnauthorizedHandler((token) => {
+      tellOtherTabs({ kind: 'ended', token, notice: 'Your session has ended: sign in again.' });
       setSession(null);
       setMe(null);
       const here = `${window.location.pathname}${window.location.search}`;
@@ -69,10 +88,13 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const signIn = useCallback((next: Session) => {
     saveSession(next);
     setSession(next);
+    tellOtherTabs({ kind: 'session', session: next });
   }, []);
 
   const leave = useCallback(
     (notice?: string) => {
+      const ended = readSession();
+      if (ended) tellOtherTabs({ kind: 'ended', token: ended.token, notice: notice ?? 'You signed out in another tab.' });
       clearSession();
       // In one transition with the router's navigation: otherwise RequireAuth renders first, without
       // a session, and sends the person to sign-in with a way back to the screen they just left.
@@ -85,6 +107,26 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     [navigate],
   );
 
+  // What the other tabs say: a sign-in for a tab without a session, the end of the session this tab holds.
+  useEffect(
+    () =>
+      listenToOtherTabs((message) => {
+        if (message.kind === 'session' && !readSession()) {
+          saveSession(message.session);
+          setSession(message.session);
+        } else if (message.kind === 'ended' && readSession()?.token === message.token) {
+          clearSession();
+          const here = `${window.location.pathname}${window.location.search}`;
+          startTransition(() => {
+            setSession(null);
+            setMe(null);
+            void navigate(loginPath(here), { replace: true, state: { notice: message.notice } satisfies SignInNotice });
+          });
+        }
+      }),
+    [navigate],
+  );
+
   const signOut = useCallback(async () => {
     // The API ends this JWT at once; the local session goes whatever the answer.
     await api.POST('/api/v1/auth/logout').catch(() => undefined);
@@ -94,6 +136,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const value = useMemo<AuthState>(
     () => ({
       session,
+      asking,
       me,
       signIn,
       signOut,
@@ -104,15 +147,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         return role !== undefined && can(role, permission);
       },
     }),
-    [session, me, signIn, signOut, leave],
+    [session, asking, me, signIn, signOut, leave],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }
 
 /** Screens behind sign-in: without a session, to sign-in and back here afterwards. */
 export function RequireAuth({ children }: { children: ReactNode }) {
-  const { session } = useAuth();
+  const { session, asking } = useAuth();
   const location = useLocation();
+  if (!session && asking) return <p role="status">Loading…</p>;
   if (!session) return <Navigate to={loginPath(`${location.pathname}${location.search}`)} replace />;
   return <>{children}</>;
 }

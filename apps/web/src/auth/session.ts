@@ -10,7 +10,9 @@ export interface Session {
 /**
  * The JWT lives in sessionStorage (docs/decisions/0011-web-interface.md): it ends with the tab,
  * is not sent automatically with requests (no CSRF surface), and the strict CSP (scripts from
- * this origin only) is what protects it from injected scripts.
+ * this origin only) is what protects it from injected scripts. Other tabs of this origin get it
+ * over a BroadcastChannel (docs/decisions/0019-web-session-across-tabs.md), never from storage
+ * that outlives the tabs.
  */
 const KEY = 'certkeeper.session';
 
@@ -36,4 +38,60 @@ export function saveSession(session: Session): void {
 
 export function clearSession(): void {
   window.sessionStorage.removeItem(KEY);
+}
+
+/**
+ * What the tabs of this origin tell each other: a tab without a session asks, a signed-in tab
+ * answers with its session; a sign-in is offered to the tabs without one; the end of a session
+ * (sign-out, a 401, a new password) is announced with its token, so a tab that has since signed
+ * in with another session keeps it.
+ */
+export type SessionMessage = { kind: 'ask' } | { kind: 'session'; session: Session } | { kind: 'ended'; token: string; notice: string };
+
+/** How long a new tab waits for a signed-in tab to answer before it shows sign-in. */
+export const ASK_TIMEOUT_MS = 300;
+
+// A BroadcastChannel reaches only documents of the same origin (HTML standard), in this browser profile.
+const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('certkeeper.session');
+
+channel?.addEventListener('message', (event: MessageEvent<SessionMessage>) => {
+  if (event.data?.kind !== 'ask') return;
+  const session = readSession();
+  if (session) tellOtherTabs({ kind: 'session', session });
+});
+
+export function tellOtherTabs(message: SessionMessage): void {
+  channel?.postMessage(message);
+}
+
+/** Calls `listener` with each message another tab sends; returns the unsubscribe. */
+export function listenToOtherTabs(listener: (message: SessionMessage) => void): () => void {
+  const handler = (event: MessageEvent<SessionMessage>) => listener(event.data);
+  channel?.addEventListener('message', handler);
+  return () => channel?.removeEventListener('message', handler);
+}
+
+/**
+ * A session from a signed-in tab of this origin, or null when none answers within
+ * ASK_TIMEOUT_MS (or the browser has no BroadcastChannel). The session is kept in this tab.
+ */
+export function askOtherTabs(): Promise<Session | null> {
+  return new Promise((resolve) => {
+    if (!channel) {
+      resolve(null);
+      return;
+    }
+    const stop = listenToOtherTabs((message) => {
+      if (message.kind !== 'session' || Date.parse(message.session.expiresAt) <= Date.now()) return;
+      finish(message.session);
+    });
+    const timer = window.setTimeout(() => finish(null), ASK_TIMEOUT_MS);
+    function finish(session: Session | null) {
+      window.clearTimeout(timer);
+      stop();
+      if (session) saveSession(session);
+      resolve(session);
+    }
+    tellOtherTabs({ kind: 'ask' });
+  });
 }

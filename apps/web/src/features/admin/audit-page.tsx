@@ -132,36 +132,38 @@ function AuditLog() {
       </p>
 
       {data && data.items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Details</th>
-              <th scope="col">Request</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.items.map((entry) => (
-              <tr key={entry.id}>
-                <td className="nowrap">
-                  <DateTime value={entry.at} />
-                </td>
-                <td>{entry.actor}</td>
-                <td className="mono">{entry.action}</td>
-                <td className="audit-target">
-                  <Target entry={entry} onShowTarget={showTarget} />
-                </td>
-                <td>
-                  <Details details={entry.details} />
-                </td>
-                <td className="mono small">{entry.requestId ?? <span className="muted">none</span>}</td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">Details</th>
+                <th scope="col">Request</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.items.map((entry) => (
+                <tr key={entry.id}>
+                  <td className="nowrap">
+                    <DateTime value={entry.at} />
+                  </td>
+                  <td>{entry.actor}</td>
+                  <td className="mono">{entry.action}</td>
+                  <td className="audit-target">
+                    <Target entry={entry} onShowTarget={showTarget} />
+                  </td>
+                  <td>
+                    <Details details={entry.details} />
+                  </td>
+                  <td className="mono small">{entry.requestId ?? <span className="muted">none</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
 
       <Pager page={page} total={total} onPage={(next) => update({ page: String(next) })} />

@@ -50,42 +50,44 @@ function UserListPage() {
       <p role="status">{notice}</p>
       <LoadError message={users.error} />
       {users.data && (
-        <table className="users">
-          <caption className="visually-hidden">Users</caption>
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">State</th>
-              <th scope="col">Signs in with</th>
-              <th scope="col">Last sign-in</th>
-              <th scope="col">Alert e-mails</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data.map((user) => (
-              <tr key={user.id}>
-                <td>
-                  {mayEdit ? <Link to={`/users/${user.id}`}>{user.email}</Link> : user.email}
-                  {user.id === myId && <span className="muted"> (you)</span>}
-                </td>
-                <td>{user.name || <span className="muted">none</span>}</td>
-                <td>{ROLE_NAMES[user.role]}</td>
-                <td>{user.disabled ? <span className="user-disabled">Disabled</span> : 'Enabled'}</td>
-                <td>{signInMethods(user)}</td>
-                <td>
-                  <DateTime value={user.lastSignInAt} />
-                </td>
-                <td>{user.notify ? 'yes' : <span className="muted">no</span>}</td>
-                <td>
-                  <DateTime value={user.createdAt} />
-                </td>
+        <div className="table-scroll">
+          <table className="users">
+            <caption className="visually-hidden">Users</caption>
+            <thead>
+              <tr>
+                <th scope="col">E-mail</th>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">State</th>
+                <th scope="col">Signs in with</th>
+                <th scope="col">Last sign-in</th>
+                <th scope="col">Alert e-mails</th>
+                <th scope="col">Created</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {users.data.map((user) => (
+                <tr key={user.id}>
+                  <td>
+                    {mayEdit ? <Link to={`/users/${user.id}`}>{user.email}</Link> : user.email}
+                    {user.id === myId && <span className="muted"> (you)</span>}
+                  </td>
+                  <td>{user.name || <span className="muted">none</span>}</td>
+                  <td>{ROLE_NAMES[user.role]}</td>
+                  <td>{user.disabled ? <span className="user-disabled">Disabled</span> : 'Enabled'}</td>
+                  <td>{signInMethods(user)}</td>
+                  <td>
+                    <DateTime value={user.lastSignInAt} />
+                  </td>
+                  <td>{user.notify ? 'yes' : <span className="muted">no</span>}</td>
+                  <td>
+                    <DateTime value={user.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </>
   );

@@ -180,32 +180,34 @@ function TrustByStore({ certificate }: { certificate: Certificate }) {
       </p>
       <LoadError message={stores.error} />
       {stores.data && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Root store</th>
-              <th scope="col">Trusted</th>
-              <th scope="col">Store updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {stores.data.map((store) => (
-              <tr key={store.id}>
-                <td>{store.name}</td>
-                <td>
-                  {certificate.trustedBy.includes(store.id) ? (
-                    'trusted'
-                  ) : (
-                    <span className="muted">{store.anchorCount === 0 ? 'not trusted (store empty)' : 'not trusted'}</span>
-                  )}
-                </td>
-                <td>
-                  <DateTime value={store.updatedAt} />
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Root store</th>
+                <th scope="col">Trusted</th>
+                <th scope="col">Store updated</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {stores.data.map((store) => (
+                <tr key={store.id}>
+                  <td>{store.name}</td>
+                  <td>
+                    {certificate.trustedBy.includes(store.id) ? (
+                      'trusted'
+                    ) : (
+                      <span className="muted">{store.anchorCount === 0 ? 'not trusted (store empty)' : 'not trusted'}</span>
+                    )}
+                  </td>
+                  <td>
+                    <DateTime value={store.updatedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
@@ -218,34 +220,36 @@ function Endpoints({ heading, id, endpoints, none }: { heading: string; id: stri
       {endpoints.length === 0 ? (
         <p className="muted">{none}</p>
       ) : (
-        <table aria-labelledby={`${id}-heading`}>
-          <thead>
-            <tr>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Type</th>
-              <th scope="col">Use</th>
-              <th scope="col">First seen</th>
-              <th scope="col">Last seen</th>
-            </tr>
-          </thead>
-          <tbody>
-            {endpoints.map((endpoint) => (
-              <tr key={`${endpoint.endpointId}:${endpoint.certUse}`}>
-                <td>
-                  <Link to={`/endpoints/${endpoint.endpointId}`}>{endpoint.endpointName}</Link>
-                </td>
-                <td>{endpoint.endpointType}</td>
-                <td>{endpoint.certUse}</td>
-                <td>
-                  <DateTime value={endpoint.firstSeenAt} />
-                </td>
-                <td>
-                  <DateTime value={endpoint.lastSeenAt} />
-                </td>
+        <div className="table-scroll">
+          <table aria-labelledby={`${id}-heading`}>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Type</th>
+                <th scope="col">Use</th>
+                <th scope="col">First seen</th>
+                <th scope="col">Last seen</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {endpoints.map((endpoint) => (
+                <tr key={`${endpoint.endpointId}:${endpoint.certUse}`}>
+                  <td>
+                    <Link to={`/endpoints/${endpoint.endpointId}`}>{endpoint.endpointName}</Link>
+                  </td>
+                  <td>{endpoint.endpointType}</td>
+                  <td>{endpoint.certUse}</td>
+                  <td>
+                    <DateTime value={endpoint.firstSeenAt} />
+                  </td>
+                  <td>
+                    <DateTime value={endpoint.lastSeenAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -96,36 +96,38 @@ export function CertificateListPage() {
       </p>
 
       {data && data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Subject CN</th>
-              <th scope="col">Issuer</th>
-              <th scope="col">Not after</th>
-              <th scope="col">Days remaining</th>
-              <th scope="col">Trust</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.map((certificate) => (
-              <tr key={certificate.fingerprint}>
-                <td>
-                  <Link to={`/certificates/${certificate.fingerprint}`}>
-                    {certificate.commonName ?? certificate.sans[0] ?? `${certificate.fingerprint.slice(0, 16)}…`}
-                  </Link>
-                </td>
-                <td>{certificate.issuerCommonName ?? <span className="muted">no common name</span>}</td>
-                <td>
-                  <DateTime value={certificate.notAfter} />
-                </td>
-                <td>
-                  <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
-                </td>
-                <td>{trustSummary(certificate)}</td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subject CN</th>
+                <th scope="col">Issuer</th>
+                <th scope="col">Not after</th>
+                <th scope="col">Days remaining</th>
+                <th scope="col">Trust</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.map((certificate) => (
+                <tr key={certificate.fingerprint}>
+                  <td>
+                    <Link to={`/certificates/${certificate.fingerprint}`}>
+                      {certificate.commonName ?? certificate.sans[0] ?? `${certificate.fingerprint.slice(0, 16)}…`}
+                    </Link>
+                  </td>
+                  <td>{certificate.issuerCommonName ?? <span className="muted">no common name</span>}</td>
+                  <td>
+                    <DateTime value={certificate.notAfter} />
+                  </td>
+                  <td>
+                    <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
+                  </td>
+                  <td>{trustSummary(certificate)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
 
       <Pager page={page} total={total} onPage={(next) => update({ page: String(next) })} />

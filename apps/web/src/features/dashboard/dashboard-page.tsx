@@ -1,5 +1,5 @@
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../../api/client';
+import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
@@ -76,35 +76,40 @@ export function DashboardPage() {
 
           <section aria-labelledby="expiring-heading">
             <h2 id="expiring-heading">Expiring certificates</h2>
+            {data.expiringCertificates.length > 0 && (
+              <ExpiringSummary shown={data.expiringCertificates.length} counts={data.counts} tags={everything ? [] : subscriptions} />
+            )}
             {data.expiringCertificates.length === 0 ? (
               <p className="muted">No certificate expires within the alert thresholds.</p>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Endpoint</th>
-                    <th scope="col">Certificate</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Days remaining</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.expiringCertificates.map((row) => (
-                    <tr key={`${row.endpointId}-${row.fingerprint}`}>
-                      <td>
-                        <Link to={`/endpoints/${row.endpointId}`}>{row.endpointName}</Link>
-                      </td>
-                      <td>{row.commonName ?? row.sans[0] ?? row.fingerprint.slice(0, 16)}</td>
-                      <td>
-                        <DateTime value={row.notAfter} />
-                      </td>
-                      <td>
-                        <DaysRemaining daysRemaining={row.daysRemaining} notAfter={row.notAfter} />
-                      </td>
+              <div className="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Endpoint</th>
+                      <th scope="col">Certificate</th>
+                      <th scope="col">Expires</th>
+                      <th scope="col">Days remaining</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {data.expiringCertificates.map((row) => (
+                      <tr key={`${row.endpointId}-${row.fingerprint}`}>
+                        <td>
+                          <Link to={`/endpoints/${row.endpointId}`}>{row.endpointName}</Link>
+                        </td>
+                        <td>{row.commonName ?? row.sans[0] ?? row.fingerprint.slice(0, 16)}</td>
+                        <td>
+                          <DateTime value={row.notAfter} />
+                        </td>
+                        <td>
+                          <DaysRemaining daysRemaining={row.daysRemaining} notAfter={row.notAfter} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </section>
 
@@ -113,28 +118,30 @@ export function DashboardPage() {
             {data.errorEndpoints.length === 0 ? (
               <p className="muted">No endpoint is failing its scans.</p>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Endpoint</th>
-                    <th scope="col">Failing since</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.errorEndpoints.map((row) => (
-                    <tr key={row.id}>
-                      <td>
-                        <Link to={`/endpoints/${row.id}`}>{row.name}</Link>
-                      </td>
-                      <td>
-                        <DateTime value={row.errorSince} />
-                      </td>
-                      <td>{row.lastScanError}</td>
+              <div className="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Endpoint</th>
+                      <th scope="col">Failing since</th>
+                      <th scope="col">Error</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {data.errorEndpoints.map((row) => (
+                      <tr key={row.id}>
+                        <td>
+                          <Link to={`/endpoints/${row.id}`}>{row.name}</Link>
+                        </td>
+                        <td>
+                          <DateTime value={row.errorSince} />
+                        </td>
+                        <td>{row.lastScanError}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </section>
 
@@ -143,32 +150,53 @@ export function DashboardPage() {
             {data.staleScans.length === 0 ? (
               <p className="muted">Every scanned endpoint was scanned recently.</p>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Endpoint</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Last scanned</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.staleScans.map((row) => (
-                    <tr key={row.id}>
-                      <td>
-                        <Link to={`/endpoints/${row.id}`}>{row.name}</Link>
-                      </td>
-                      <td>{row.type}</td>
-                      <td>
-                        <DateTime value={row.lastScannedAt} />
-                      </td>
+              <div className="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Endpoint</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Last scanned</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {data.staleScans.map((row) => (
+                      <tr key={row.id}>
+                        <td>
+                          <Link to={`/endpoints/${row.id}`}>{row.name}</Link>
+                        </td>
+                        <td>{row.type}</td>
+                        <td>
+                          <DateTime value={row.lastScannedAt} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </section>
         </>
       )}
     </>
+  );
+}
+
+/**
+ * "10 of 42" under the expiring panel and the way to all of them: the Expiring screen with the
+ * panel's window (the largest threshold) and scope (the subscribed tags: any of them, as the
+ * dashboard scopes). The panel's full size is expired plus those within the largest threshold
+ * (docs/api-contract.md section 11).
+ */
+function ExpiringSummary({ shown, counts, tags }: { shown: number; counts: Schemas['DashboardCountsDto']; tags: string[] }) {
+  const largest = counts.expiringWithin[0];
+  const all = counts.expired + (largest?.count ?? 0);
+  const address = new URLSearchParams(largest ? { days: String(largest.days) } : {});
+  for (const tag of tags) address.append('tag', tag);
+  return (
+    <p>
+      {shown} of {all}, expired first.{' '}
+      <Link to={`/expiring?${address.toString()}`}>{largest ? `All ${all} expiring within ${largest.days} days` : `All ${all}`}</Link>
+    </p>
   );
 }

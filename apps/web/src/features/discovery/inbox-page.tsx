@@ -183,124 +183,126 @@ export function InboxPage() {
       )}
 
       {items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              {mayEdit && (
-                <th scope="col">
-                  <input
-                    type="checkbox"
-                    aria-label="Select every entry on this page"
-                    checked={allSelected}
-                    onChange={(event) => setSelected(event.target.checked ? new Set(items.map((entry) => entry.id)) : new Set())}
-                  />
-                </th>
-              )}
-              <th scope="col">Service</th>
-              <th scope="col">Network</th>
-              <th scope="col">Host names</th>
-              <th scope="col">Certificate</th>
-              <th scope="col">Expires in</th>
-              <th scope="col">Status</th>
-              <th scope="col">Last seen</th>
-              {mayEdit && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((entry) => (
-              <tr key={entry.id}>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
                 {mayEdit && (
-                  <td>
+                  <th scope="col">
                     <input
                       type="checkbox"
-                      aria-label={`Select ${service(entry)}`}
-                      checked={selected.has(entry.id)}
-                      onChange={(event) => toggle(entry.id, event.target.checked)}
+                      aria-label="Select every entry on this page"
+                      checked={allSelected}
+                      onChange={(event) => setSelected(event.target.checked ? new Set(items.map((entry) => entry.id)) : new Set())}
                     />
-                  </td>
+                  </th>
                 )}
-                <td className="mono nowrap">{service(entry)}</td>
-                <td>{networkName(entry.networkId)}</td>
-                <td>
-                  {entry.hostnames.length > 0 ? (
-                    <ul>
-                      {entry.hostnames.map((name) => (
-                        <li key={name} className="mono">
-                          {name}
-                        </li>
-                      ))}
-                    </ul>
-                  ) : (
-                    <span className="muted">none</span>
+                <th scope="col">Service</th>
+                <th scope="col">Network</th>
+                <th scope="col">Host names</th>
+                <th scope="col">Certificate</th>
+                <th scope="col">Expires in</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last seen</th>
+                {mayEdit && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((entry) => (
+                <tr key={entry.id}>
+                  {mayEdit && (
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${service(entry)}`}
+                        checked={selected.has(entry.id)}
+                        onChange={(event) => toggle(entry.id, event.target.checked)}
+                      />
+                    </td>
                   )}
-                </td>
-                <td>
-                  {entry.fingerprint ? (
-                    <>
-                      <Link to={`/certificates/${entry.fingerprint}`}>{entry.commonName ?? 'no common name'}</Link>
-                      {entry.issuerCommonName && <div className="small muted">issued by {entry.issuerCommonName}</div>}
-                    </>
-                  ) : (
-                    <span className="muted">chain not readable</span>
-                  )}
-                </td>
-                <td>
-                  {entry.notAfter !== null && entry.daysRemaining !== null ? (
-                    <DaysRemaining daysRemaining={entry.daysRemaining} notAfter={entry.notAfter} />
-                  ) : (
-                    <span className="muted">unknown</span>
-                  )}
-                </td>
-                <td>
-                  {entry.status}
-                  {entry.endpointId && (
-                    <>
-                      {' '}
-                      (<Link to={`/endpoints/${entry.endpointId}`}>endpoint</Link>)
-                    </>
-                  )}
-                </td>
-                <td>
-                  <DateTime value={entry.lastSeenAt} />
-                </td>
-                {mayEdit && (
+                  <td className="mono nowrap">{service(entry)}</td>
+                  <td>{networkName(entry.networkId)}</td>
                   <td>
-                    <div className="row-actions">
-                      {mayPromote(entry) && (
-                        <button
-                          type="button"
-                          aria-label={`Promote ${service(entry)}`}
-                          aria-expanded={promoting?.id === entry.id}
-                          onClick={() => {
-                            setPromoted(null);
-                            setPromoting(promoting?.id === entry.id ? null : entry);
-                          }}
-                        >
-                          Promote
-                        </button>
-                      )}
-                      {mayDismiss(entry) && (
-                        <button
-                          type="button"
-                          aria-label={`Dismiss ${service(entry)}`}
-                          disabled={dismiss.busy}
-                          onClick={() => void dismissOne(entry)}
-                        >
-                          Dismiss
-                        </button>
-                      )}
-                    </div>
-                    {dismissing === entry.id && dismiss.error && (
-                      <p className="error" role="alert">
-                        {dismiss.error}
-                      </p>
+                    {entry.hostnames.length > 0 ? (
+                      <ul>
+                        {entry.hostnames.map((name) => (
+                          <li key={name} className="mono">
+                            {name}
+                          </li>
+                        ))}
+                      </ul>
+                    ) : (
+                      <span className="muted">none</span>
                     )}
                   </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  <td>
+                    {entry.fingerprint ? (
+                      <>
+                        <Link to={`/certificates/${entry.fingerprint}`}>{entry.commonName ?? 'no common name'}</Link>
+                        {entry.issuerCommonName && <div className="small muted">issued by {entry.issuerCommonName}</div>}
+                      </>
+                    ) : (
+                      <span className="muted">chain not readable</span>
+                    )}
+                  </td>
+                  <td>
+                    {entry.notAfter !== null && entry.daysRemaining !== null ? (
+                      <DaysRemaining daysRemaining={entry.daysRemaining} notAfter={entry.notAfter} />
+                    ) : (
+                      <span className="muted">unknown</span>
+                    )}
+                  </td>
+                  <td>
+                    {entry.status}
+                    {entry.endpointId && (
+                      <>
+                        {' '}
+                        (<Link to={`/endpoints/${entry.endpointId}`}>endpoint</Link>)
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    <DateTime value={entry.lastSeenAt} />
+                  </td>
+                  {mayEdit && (
+                    <td>
+                      <div className="row-actions">
+                        {mayPromote(entry) && (
+                          <button
+                            type="button"
+                            aria-label={`Promote ${service(entry)}`}
+                            aria-expanded={promoting?.id === entry.id}
+                            onClick={() => {
+                              setPromoted(null);
+                              setPromoting(promoting?.id === entry.id ? null : entry);
+                            }}
+                          >
+                            Promote
+                          </button>
+                        )}
+                        {mayDismiss(entry) && (
+                          <button
+                            type="button"
+                            aria-label={`Dismiss ${service(entry)}`}
+                            disabled={dismiss.busy}
+                            onClick={() => void dismissOne(entry)}
+                          >
+                            Dismiss
+                          </button>
+                        )}
+                      </div>
+                      {dismissing === entry.id && dismiss.error && (
+                        <p className="error" role="alert">
+                          {dismiss.error}
+                        </p>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
 
       {mayEdit && promoting && scanners.data && (

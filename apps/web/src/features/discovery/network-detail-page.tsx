@@ -105,41 +105,43 @@ export function NetworkDetailPage() {
         <LoadError message={sweeps.error} />
         {sweeps.data && sweeps.data.length === 0 && <p className="muted">Not swept yet.</p>}
         {rows.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Requested</th>
-                <th scope="col">Status</th>
-                <th scope="col">Addresses probed</th>
-                <th scope="col">Services found</th>
-                <th scope="col">Started</th>
-                <th scope="col">Finished</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((sweep) => (
-                <tr key={sweep.id}>
-                  <td>
-                    <DateTime value={sweep.requestedAt} />
-                  </td>
-                  <td>
-                    {sweep.status}
-                    {sweep.error && <span className="error"> ({sweep.error})</span>}
-                  </td>
-                  <td>
-                    {sweep.addressesProbed} of {sweep.addressesTotal}
-                  </td>
-                  <td>{sweep.servicesFound}</td>
-                  <td>
-                    <DateTime value={sweep.startedAt} />
-                  </td>
-                  <td>
-                    <DateTime value={sweep.finishedAt} />
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Requested</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Addresses probed</th>
+                  <th scope="col">Services found</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">Finished</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {rows.map((sweep) => (
+                  <tr key={sweep.id}>
+                    <td>
+                      <DateTime value={sweep.requestedAt} />
+                    </td>
+                    <td>
+                      {sweep.status}
+                      {sweep.error && <span className="error"> ({sweep.error})</span>}
+                    </td>
+                    <td>
+                      {sweep.addressesProbed} of {sweep.addressesTotal}
+                    </td>
+                    <td>{sweep.servicesFound}</td>
+                    <td>
+                      <DateTime value={sweep.startedAt} />
+                    </td>
+                    <td>
+                      <DateTime value={sweep.finishedAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </div>

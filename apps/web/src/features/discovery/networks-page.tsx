@@ -41,72 +41,74 @@ export function NetworksPage() {
       <LoadError message={networks.error ?? scanners.error} />
       {networks.data && networks.data.length === 0 && <p className="muted">No network yet.</p>}
       {networks.data && networks.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Ranges</th>
-              <th scope="col">Ports</th>
-              <th scope="col">Scanner</th>
-              <th scope="col">Schedule</th>
-              <th scope="col">Last sweep</th>
-              {mayEdit && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {networks.data.map((network) => (
-              <tr key={network.id}>
-                <td>
-                  <Link to={`/discovery/networks/${network.id}`}>{network.name}</Link>
-                </td>
-                <td className="mono">{network.ranges.join(', ')}</td>
-                <td className="mono">{network.ports.join(', ')}</td>
-                <td>
-                  <ScannerName scannerId={network.scannerId} scanners={scanners.data} />
-                </td>
-                <td className="mono nowrap">
-                  {network.enabled ? network.scanCronExpression : <span className="muted">not scheduled (disabled)</span>}
-                </td>
-                <td>
-                  <DateTime value={network.lastSweepAt} />
-                </td>
-                {mayEdit && (
-                  <td>
-                    <div className="row-actions">
-                      <button
-                        type="button"
-                        aria-label={`Edit ${network.name}`}
-                        aria-expanded={editing === network.id}
-                        onClick={() => setEditing(editing === network.id ? null : network.id)}
-                      >
-                        Edit
-                      </button>
-                      <ConfirmAction
-                        label="Delete"
-                        accessibleLabel={`Delete ${network.name}`}
-                        question="Delete this network, its sweeps and its inbox entries? Endpoints promoted from it stay."
-                        confirmLabel={`Yes, delete ${network.name}`}
-                        confirming={deleting === network.id}
-                        busy={remove.busy}
-                        onAsk={() => {
-                          remove.clearError();
-                          setDeleting(network.id);
-                        }}
-                        onCancel={() => setDeleting(null)}
-                        onConfirm={() => void deleteNetwork(network)}
-                      />
-                    </div>
-                    {deleting === network.id && remove.error && (
-                      <p className="error" role="alert">
-                        {remove.error}
-                      </p>
-                    )}
-                  </td>
-                )}
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Ranges</th>
+                <th scope="col">Ports</th>
+                <th scope="col">Scanner</th>
+                <th scope="col">Schedule</th>
+                <th scope="col">Last sweep</th>
+                {mayEdit && <th scope="col">Actions</th>}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {networks.data.map((network) => (
+                <tr key={network.id}>
+                  <td>
+                    <Link to={`/discovery/networks/${network.id}`}>{network.name}</Link>
+                  </td>
+                  <td className="mono">{network.ranges.join(', ')}</td>
+                  <td className="mono">{network.ports.join(', ')}</td>
+                  <td>
+                    <ScannerName scannerId={network.scannerId} scanners={scanners.data} />
+                  </td>
+                  <td className="mono nowrap">
+                    {network.enabled ? network.scanCronExpression : <span className="muted">not scheduled (disabled)</span>}
+                  </td>
+                  <td>
+                    <DateTime value={network.lastSweepAt} />
+                  </td>
+                  {mayEdit && (
+                    <td>
+                      <div className="row-actions">
+                        <button
+                          type="button"
+                          aria-label={`Edit ${network.name}`}
+                          aria-expanded={editing === network.id}
+                          onClick={() => setEditing(editing === network.id ? null : network.id)}
+                        >
+                          Edit
+                        </button>
+                        <ConfirmAction
+                          label="Delete"
+                          accessibleLabel={`Delete ${network.name}`}
+                          question="Delete this network, its sweeps and its inbox entries? Endpoints promoted from it stay."
+                          confirmLabel={`Yes, delete ${network.name}`}
+                          confirming={deleting === network.id}
+                          busy={remove.busy}
+                          onAsk={() => {
+                            remove.clearError();
+                            setDeleting(network.id);
+                          }}
+                          onCancel={() => setDeleting(null)}
+                          onConfirm={() => void deleteNetwork(network)}
+                        />
+                      </div>
+                      {deleting === network.id && remove.error && (
+                        <p className="error" role="alert">
+                          {remove.error}
+                        </p>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {mayEdit && edited && scanners.data && (
         <NetworkForm

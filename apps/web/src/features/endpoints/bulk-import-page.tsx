@@ -168,24 +168,26 @@ function ImportProgress({ progress }: { progress: Progress }) {
       {refused.length > 0 && (
         <>
           <h3>Refused lines</h3>
-          <table className="import-results">
-            <thead>
-              <tr>
-                <th scope="col">Line</th>
-                <th scope="col">Name</th>
-                <th scope="col">Why</th>
-              </tr>
-            </thead>
-            <tbody>
-              {refused.map((outcome) => (
-                <tr key={outcome.line}>
-                  <td>{outcome.line}</td>
-                  <td>{outcome.name}</td>
-                  <td className="error pre">{outcome.error}</td>
+          <div className="table-scroll">
+            <table className="import-results">
+              <thead>
+                <tr>
+                  <th scope="col">Line</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Why</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {refused.map((outcome) => (
+                  <tr key={outcome.line}>
+                    <td>{outcome.line}</td>
+                    <td>{outcome.name}</td>
+                    <td className="error pre">{outcome.error}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       )}
       {created.length > 0 && <CreatedRows rows={created} />}
@@ -200,22 +202,24 @@ function CreatedRows({ rows }: { rows: RowOutcome[] }) {
     <details onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>Created endpoints ({rows.length})</summary>
       {open && (
-        <table className="import-results">
-          <thead>
-            <tr>
-              <th scope="col">Line</th>
-              <th scope="col">Endpoint</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((outcome) => (
-              <tr key={outcome.line}>
-                <td>{outcome.line}</td>
-                <td>{outcome.endpointId ? <Link to={`/endpoints/${outcome.endpointId}`}>{outcome.name}</Link> : outcome.name}</td>
+        <div className="table-scroll">
+          <table className="import-results">
+            <thead>
+              <tr>
+                <th scope="col">Line</th>
+                <th scope="col">Endpoint</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((outcome) => (
+                <tr key={outcome.line}>
+                  <td>{outcome.line}</td>
+                  <td>{outcome.endpointId ? <Link to={`/endpoints/${outcome.endpointId}`}>{outcome.name}</Link> : outcome.name}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </details>
   );

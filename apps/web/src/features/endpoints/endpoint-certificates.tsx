@@ -34,36 +34,38 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
       {certificates.length === 0 ? (
         <p className="muted">No current certificate.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Subject</th>
-              <th scope="col">Names (SANs)</th>
-              <th scope="col">Issuer</th>
-              <th scope="col">Use</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Days remaining</th>
-            </tr>
-          </thead>
-          <tbody>
-            {certificates.map((certificate) => (
-              <tr key={`${certificate.certUse}-${certificate.fingerprint}`}>
-                <td>
-                  <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
-                </td>
-                <td>{certificate.sans.join(', ')}</td>
-                <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
-                <td>{certificate.certUse}</td>
-                <td>
-                  <DateTime value={certificate.notAfter} />
-                </td>
-                <td>
-                  <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subject</th>
+                <th scope="col">Names (SANs)</th>
+                <th scope="col">Issuer</th>
+                <th scope="col">Use</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Days remaining</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {certificates.map((certificate) => (
+                <tr key={`${certificate.certUse}-${certificate.fingerprint}`}>
+                  <td>
+                    <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
+                  </td>
+                  <td>{certificate.sans.join(', ')}</td>
+                  <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
+                  <td>{certificate.certUse}</td>
+                  <td>
+                    <DateTime value={certificate.notAfter} />
+                  </td>
+                  <td>
+                    <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
@@ -118,38 +120,40 @@ export function HistoricalCertificates({
       {historical.loading && !historical.data && <p className="muted">Loading…</p>}
       {historical.data && historical.data.length === 0 && <p className="muted">No earlier certificate seen by the scans.</p>}
       {historical.data && historical.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Subject</th>
-              <th scope="col">Issuer</th>
-              <th scope="col">Use</th>
-              <th scope="col">Expires</th>
-              <th scope="col">First seen</th>
-              <th scope="col">Last seen</th>
-            </tr>
-          </thead>
-          <tbody>
-            {historical.data.map(({ certificate, link }) => (
-              <tr key={`${link.certUse}-${certificate.fingerprint}`}>
-                <td>
-                  <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
-                </td>
-                <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
-                <td>{link.certUse}</td>
-                <td>
-                  <DateTime value={certificate.notAfter} />
-                </td>
-                <td>
-                  <DateTime value={link.firstSeenAt} />
-                </td>
-                <td>
-                  <DateTime value={link.lastSeenAt} />
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subject</th>
+                <th scope="col">Issuer</th>
+                <th scope="col">Use</th>
+                <th scope="col">Expires</th>
+                <th scope="col">First seen</th>
+                <th scope="col">Last seen</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {historical.data.map(({ certificate, link }) => (
+                <tr key={`${link.certUse}-${certificate.fingerprint}`}>
+                  <td>
+                    <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
+                  </td>
+                  <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
+                  <td>{link.certUse}</td>
+                  <td>
+                    <DateTime value={certificate.notAfter} />
+                  </td>
+                  <td>
+                    <DateTime value={link.firstSeenAt} />
+                  </td>
+                  <td>
+                    <DateTime value={link.lastSeenAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

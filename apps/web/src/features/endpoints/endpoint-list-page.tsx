@@ -7,7 +7,7 @@ import { LoadError, useTitle } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
 import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
 import { useApiQuery } from '../../ui/use-api-query';
-import { attachmentName, saveBlob } from './csv-download';
+import { attachmentName, saveBlob } from '../../ui/csv-download';
 
 type EndpointType = 'host' | 'saml' | 'manual';
 const TYPES: EndpointType[] = ['host', 'saml', 'manual'];
@@ -139,46 +139,48 @@ export function EndpointListPage() {
       </p>
 
       {data && data.items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Target</th>
-              <th scope="col">Tags</th>
-              <th scope="col">Last scanned</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.items.map((endpoint) => (
-              <tr key={endpoint.id}>
-                <td>
-                  <Link to={`/endpoints/${endpoint.id}`}>{endpoint.name}</Link>
-                </td>
-                <td>{endpoint.type}</td>
-                <td className="mono">
-                  {endpoint.type === 'host' ? `${endpoint.dnsName ?? ''}:${endpoint.port ?? ''}` : (endpoint.metadataUrl ?? '')}
-                </td>
-                <td>{endpoint.tags.join(', ')}</td>
-                <td>
-                  <DateTime value={endpoint.lastScannedAt} />
-                </td>
-                <td>
-                  {!endpoint.enabled ? (
-                    <span className="muted">disabled</span>
-                  ) : endpoint.errorSince ? (
-                    <span className="expiry-expired" title={endpoint.lastScanError ?? undefined}>
-                      failing
-                    </span>
-                  ) : (
-                    'ok'
-                  )}
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Target</th>
+                <th scope="col">Tags</th>
+                <th scope="col">Last scanned</th>
+                <th scope="col">State</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.items.map((endpoint) => (
+                <tr key={endpoint.id}>
+                  <td>
+                    <Link to={`/endpoints/${endpoint.id}`}>{endpoint.name}</Link>
+                  </td>
+                  <td>{endpoint.type}</td>
+                  <td className="mono">
+                    {endpoint.type === 'host' ? `${endpoint.dnsName ?? ''}:${endpoint.port ?? ''}` : (endpoint.metadataUrl ?? '')}
+                  </td>
+                  <td>{endpoint.tags.join(', ')}</td>
+                  <td>
+                    <DateTime value={endpoint.lastScannedAt} />
+                  </td>
+                  <td>
+                    {!endpoint.enabled ? (
+                      <span className="muted">disabled</span>
+                    ) : endpoint.errorSince ? (
+                      <span className="expiry-expired" title={endpoint.lastScanError ?? undefined}>
+                        failing
+                      </span>
+                    ) : (
+                      'ok'
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
 
       <Pager page={page} total={total} onPage={(next) => update({ page: String(next) })} />

@@ -24,37 +24,39 @@ export function ScanHistory({ endpointId, refreshKey }: { endpointId: string; re
           <p className="muted">
             The latest {history.data.length} of {total} scans.
           </p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Scanned</th>
-                <th scope="col">Result</th>
-                <th scope="col">Address</th>
-                <th scope="col">TLS version</th>
-                <th scope="col">Certificate</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.data.map((row) => (
-                <tr key={row.id}>
-                  <td>
-                    <DateTime value={row.scannedAt} />
-                  </td>
-                  <td>{row.success ? 'ok' : <span className="expiry-expired">{row.error ?? 'failed'}</span>}</td>
-                  <td className="mono">{row.resolvedIp ?? ''}</td>
-                  <td>{row.tlsVersion ?? ''}</td>
-                  <td className="mono small">
-                    {row.fingerprint && (
-                      <Link to={`/certificates/${row.fingerprint}`} title={row.fingerprint}>
-                        <span className="visually-hidden">Certificate </span>
-                        {row.fingerprint.slice(0, 16)}…
-                      </Link>
-                    )}
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Scanned</th>
+                  <th scope="col">Result</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">TLS version</th>
+                  <th scope="col">Certificate</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {history.data.map((row) => (
+                  <tr key={row.id}>
+                    <td>
+                      <DateTime value={row.scannedAt} />
+                    </td>
+                    <td>{row.success ? 'ok' : <span className="expiry-expired">{row.error ?? 'failed'}</span>}</td>
+                    <td className="mono">{row.resolvedIp ?? ''}</td>
+                    <td>{row.tlsVersion ?? ''}</td>
+                    <td className="mono small">
+                      {row.fingerprint && (
+                        <Link to={`/certificates/${row.fingerprint}`} title={row.fingerprint}>
+                          <span className="visually-hidden">Certificate </span>
+                          {row.fingerprint.slice(0, 16)}…
+                        </Link>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {history.data.length < total && (
             <button type="button" disabled={history.loading} onClick={() => setLimit(limit + HISTORY_PAGE)}>
               Show {Math.min(HISTORY_PAGE, total - history.data.length)} more scans
@@ -113,40 +115,42 @@ export function TlsProfile({ endpointId, refreshKey }: { endpointId: string; ref
             </div>
           </dl>
           <Findings lines={findings(data)} />
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">Offered</th>
-                <th scope="col">Cipher suites</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.versions.map((version) => (
-                <tr key={version.version}>
-                  <td>{version.version}</td>
-                  <td>
-                    {version.supported ? (
-                      <span className={DEPRECATED.has(version.version) ? 'expiry-critical' : undefined}>yes</span>
-                    ) : (
-                      <span className="muted">no</span>
-                    )}
-                  </td>
-                  <td>
-                    {version.cipherSuites.length === 0 ? (
-                      <span className="muted">none</span>
-                    ) : (
-                      <ul className="cipher-suites mono small">
-                        {version.cipherSuites.map((suite) => (
-                          <li key={suite}>{suite}</li>
-                        ))}
-                      </ul>
-                    )}
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Version</th>
+                  <th scope="col">Offered</th>
+                  <th scope="col">Cipher suites</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.versions.map((version) => (
+                  <tr key={version.version}>
+                    <td>{version.version}</td>
+                    <td>
+                      {version.supported ? (
+                        <span className={DEPRECATED.has(version.version) ? 'expiry-critical' : undefined}>yes</span>
+                      ) : (
+                        <span className="muted">no</span>
+                      )}
+                    </td>
+                    <td>
+                      {version.cipherSuites.length === 0 ? (
+                        <span className="muted">none</span>
+                      ) : (
+                        <ul className="cipher-suites mono small">
+                          {version.cipherSuites.map((suite) => (
+                            <li key={suite}>{suite}</li>
+                          ))}
+                        </ul>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       )}
     </section>

@@ -72,61 +72,65 @@ function Metadata({ metadata }: { metadata: Json }) {
 function Services({ caption, services, indexed = false }: { caption: string; services: unknown[]; indexed?: boolean }) {
   if (services.length === 0) return null;
   return (
-    <table>
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Binding</th>
-          <th scope="col">Location</th>
-          {indexed && <th scope="col">Index</th>}
-          {indexed && <th scope="col">Default</th>}
-        </tr>
-      </thead>
-      <tbody>
-        {services.map((item, index) => {
-          const service = record(item);
-          return (
-            <tr key={index}>
-              <td className="mono small">{text(service.binding) ?? ''}</td>
-              <td className="mono small">{text(service.location) ?? ''}</td>
-              {indexed && <td>{typeof service.index === 'number' ? service.index : ''}</td>}
-              {indexed && <td>{service.isDefault === true ? 'yes' : ''}</td>}
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <div className="table-scroll">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Binding</th>
+            <th scope="col">Location</th>
+            {indexed && <th scope="col">Index</th>}
+            {indexed && <th scope="col">Default</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {services.map((item, index) => {
+            const service = record(item);
+            return (
+              <tr key={index}>
+                <td className="mono small">{text(service.binding) ?? ''}</td>
+                <td className="mono small">{text(service.location) ?? ''}</td>
+                {indexed && <td>{typeof service.index === 'number' ? service.index : ''}</td>}
+                {indexed && <td>{service.isDefault === true ? 'yes' : ''}</td>}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
 function Contacts({ contacts }: { contacts: unknown[] }) {
   if (contacts.length === 0) return null;
   return (
-    <table>
-      <caption>Contacts</caption>
-      <thead>
-        <tr>
-          <th scope="col">Type</th>
-          <th scope="col">Name</th>
-          <th scope="col">Company</th>
-          <th scope="col">E-mail</th>
-          <th scope="col">Telephone</th>
-        </tr>
-      </thead>
-      <tbody>
-        {contacts.map((item, index) => {
-          const contact = record(item);
-          return (
-            <tr key={index}>
-              <td>{text(contact.type) ?? ''}</td>
-              <td>{[text(contact.givenName), text(contact.surname)].filter(Boolean).join(' ')}</td>
-              <td>{text(contact.company) ?? ''}</td>
-              <td>{strings(contact.emailAddresses).join(', ')}</td>
-              <td>{strings(contact.telephoneNumbers).join(', ')}</td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <div className="table-scroll">
+      <table>
+        <caption>Contacts</caption>
+        <thead>
+          <tr>
+            <th scope="col">Type</th>
+            <th scope="col">Name</th>
+            <th scope="col">Company</th>
+            <th scope="col">E-mail</th>
+            <th scope="col">Telephone</th>
+          </tr>
+        </thead>
+        <tbody>
+          {contacts.map((item, index) => {
+            const contact = record(item);
+            return (
+              <tr key={index}>
+                <td>{text(contact.type) ?? ''}</td>
+                <td>{[text(contact.givenName), text(contact.surname)].filter(Boolean).join(' ')}</td>
+                <td>{text(contact.company) ?? ''}</td>
+                <td>{strings(contact.emailAddresses).join(', ')}</td>
+                <td>{strings(contact.telephoneNumbers).join(', ')}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }

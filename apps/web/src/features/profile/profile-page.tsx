@@ -245,51 +245,53 @@ function ApiKeys() {
       <LoadError message={keys.error} />
       {keys.data && keys.data.length === 0 && <p className="muted">No API key.</p>}
       {keys.data && keys.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td className="mono">{key.keyId}</td>
-                <td>
-                  <DateTime value={key.createdAt} />
-                </td>
-                <td>
-                  <DateTime value={key.expiresAt} />
-                </td>
-                <td>
-                  <DateTime value={key.lastUsedAt} />
-                </td>
-                <td>
-                  <ConfirmAction
-                    label="Delete"
-                    accessibleLabel={`Delete ${key.name}`}
-                    question="Delete this key? It stops working at once."
-                    confirmLabel={`Yes, delete ${key.name}`}
-                    confirming={confirming === key.id}
-                    busy={deletion.busy}
-                    onAsk={() => {
-                      setConfirming(key.id);
-                      deletion.clearError();
-                    }}
-                    onCancel={() => setConfirming(null)}
-                    onConfirm={() => void remove(key.id)}
-                  />
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.data.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td className="mono">{key.keyId}</td>
+                  <td>
+                    <DateTime value={key.createdAt} />
+                  </td>
+                  <td>
+                    <DateTime value={key.expiresAt} />
+                  </td>
+                  <td>
+                    <DateTime value={key.lastUsedAt} />
+                  </td>
+                  <td>
+                    <ConfirmAction
+                      label="Delete"
+                      accessibleLabel={`Delete ${key.name}`}
+                      question="Delete this key? It stops working at once."
+                      confirmLabel={`Yes, delete ${key.name}`}
+                      confirming={confirming === key.id}
+                      busy={deletion.busy}
+                      onAsk={() => {
+                        setConfirming(key.id);
+                        deletion.clearError();
+                      }}
+                      onCancel={() => setConfirming(null)}
+                      onConfirm={() => void remove(key.id)}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <LoadError message={deletion.error} />
       {created && (

@@ -93,103 +93,107 @@ export function ScannersPage() {
       )}
       {scanners.data && scanners.data.length === 0 && <p className="muted">No scanner.</p>}
       {scanners.data && scanners.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Default</th>
-              <th scope="col">Schedule</th>
-              <th scope="col">Concurrency</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">Created</th>
-              {mayEdit && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {scanners.data.map((scanner) => (
-              <tr key={scanner.id}>
-                <td>{scanner.name}</td>
-                <td>{scanner.isDefault ? 'Default' : <span className="muted">no</span>}</td>
-                <td className="mono nowrap">{scanner.scanCronExpression}</td>
-                <td>{scanner.scanConcurrency}</td>
-                <td>
-                  <DateTime value={scanner.lastUsedAt} />
-                </td>
-                <td>
-                  <DateTime value={scanner.createdAt} />
-                </td>
-                {mayEdit && (
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Default</th>
+                <th scope="col">Schedule</th>
+                <th scope="col">Concurrency</th>
+                <th scope="col">Last seen</th>
+                <th scope="col">Created</th>
+                {mayEdit && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {scanners.data.map((scanner) => (
+                <tr key={scanner.id}>
+                  <td>{scanner.name}</td>
+                  <td>{scanner.isDefault ? 'Default' : <span className="muted">no</span>}</td>
+                  <td className="mono nowrap">{scanner.scanCronExpression}</td>
+                  <td>{scanner.scanConcurrency}</td>
                   <td>
-                    <div className="row-actions">
-                      <button
-                        type="button"
-                        aria-label={`Edit ${scanner.name}`}
-                        aria-expanded={editing === scanner.id}
-                        onClick={() => setEditing(editing === scanner.id ? null : scanner.id)}
-                      >
-                        Edit
-                      </button>
-                      <ConfirmAction
-                        label="Regenerate token"
-                        accessibleLabel={`Regenerate token of ${scanner.name}`}
-                        question="Regenerate the token? The old one stops working at once."
-                        confirmLabel={`Yes, regenerate the token of ${scanner.name}`}
-                        confirming={confirming?.id === scanner.id && confirming.action === 'regenerate'}
-                        busy={busy}
-                        onAsk={() => ask(scanner.id, 'regenerate')}
-                        onCancel={() => setConfirming(null)}
-                        onConfirm={() =>
-                          void act(
-                            scanner.id,
-                            () => api.POST('/api/v1/scanners/{id}/regenerate-token', { params: { path: { id: scanner.id } } }),
-                            (answer) => setShown({ id: answer.id, name: answer.name, token: answer.token, regenerated: true }),
-                          )
-                        }
-                      />
-                      {!scanner.isDefault && (
+                    <DateTime value={scanner.lastUsedAt} />
+                  </td>
+                  <td>
+                    <DateTime value={scanner.createdAt} />
+                  </td>
+                  {mayEdit && (
+                    <td>
+                      <div className="row-actions">
                         <button
                           type="button"
-                          aria-label={`Make default: ${scanner.name}`}
-                          disabled={busy}
-                          onClick={() =>
-                            void act(scanner.id, () => api.POST('/api/v1/scanners/{id}/default', { params: { path: { id: scanner.id } } }))
-                          }
+                          aria-label={`Edit ${scanner.name}`}
+                          aria-expanded={editing === scanner.id}
+                          onClick={() => setEditing(editing === scanner.id ? null : scanner.id)}
                         >
-                          Make default
+                          Edit
                         </button>
+                        <ConfirmAction
+                          label="Regenerate token"
+                          accessibleLabel={`Regenerate token of ${scanner.name}`}
+                          question="Regenerate the token? The old one stops working at once."
+                          confirmLabel={`Yes, regenerate the token of ${scanner.name}`}
+                          confirming={confirming?.id === scanner.id && confirming.action === 'regenerate'}
+                          busy={busy}
+                          onAsk={() => ask(scanner.id, 'regenerate')}
+                          onCancel={() => setConfirming(null)}
+                          onConfirm={() =>
+                            void act(
+                              scanner.id,
+                              () => api.POST('/api/v1/scanners/{id}/regenerate-token', { params: { path: { id: scanner.id } } }),
+                              (answer) => setShown({ id: answer.id, name: answer.name, token: answer.token, regenerated: true }),
+                            )
+                          }
+                        />
+                        {!scanner.isDefault && (
+                          <button
+                            type="button"
+                            aria-label={`Make default: ${scanner.name}`}
+                            disabled={busy}
+                            onClick={() =>
+                              void act(scanner.id, () =>
+                                api.POST('/api/v1/scanners/{id}/default', { params: { path: { id: scanner.id } } }),
+                              )
+                            }
+                          >
+                            Make default
+                          </button>
+                        )}
+                        <ConfirmAction
+                          label="Delete"
+                          accessibleLabel={`Delete ${scanner.name}`}
+                          question="Delete this scanner? Its endpoints go to the default scanner; its networks are not swept until assigned again."
+                          confirmLabel={`Yes, delete ${scanner.name}`}
+                          confirming={confirming?.id === scanner.id && confirming.action === 'delete'}
+                          busy={busy}
+                          onAsk={() => ask(scanner.id, 'delete')}
+                          onCancel={() => setConfirming(null)}
+                          onConfirm={() =>
+                            void act(
+                              scanner.id,
+                              () => api.DELETE('/api/v1/scanners/{id}', { params: { path: { id: scanner.id } } }),
+                              () => {
+                                if (editing === scanner.id) setEditing(null);
+                                if (shown?.id === scanner.id) setShown(null);
+                              },
+                            )
+                          }
+                        />
+                      </div>
+                      {actionError?.id === scanner.id && (
+                        <p className="error" role="alert">
+                          {actionError.message}
+                        </p>
                       )}
-                      <ConfirmAction
-                        label="Delete"
-                        accessibleLabel={`Delete ${scanner.name}`}
-                        question="Delete this scanner? Its endpoints go to the default scanner; its networks are not swept until assigned again."
-                        confirmLabel={`Yes, delete ${scanner.name}`}
-                        confirming={confirming?.id === scanner.id && confirming.action === 'delete'}
-                        busy={busy}
-                        onAsk={() => ask(scanner.id, 'delete')}
-                        onCancel={() => setConfirming(null)}
-                        onConfirm={() =>
-                          void act(
-                            scanner.id,
-                            () => api.DELETE('/api/v1/scanners/{id}', { params: { path: { id: scanner.id } } }),
-                            () => {
-                              if (editing === scanner.id) setEditing(null);
-                              if (shown?.id === scanner.id) setShown(null);
-                            },
-                          )
-                        }
-                      />
-                    </div>
-                    {actionError?.id === scanner.id && (
-                      <p className="error" role="alert">
-                        {actionError.message}
-                      </p>
-                    )}
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {mayEdit && editedScanner && (
         <ScannerForm

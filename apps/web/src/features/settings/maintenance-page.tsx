@@ -20,47 +20,49 @@ export function MaintenancePage() {
       {!mayRun && <ReadOnlyNote />}
       <LoadError message={tasks.error} />
       {tasks.data && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Task</th>
-              <th scope="col">Schedule</th>
-              <th scope="col">Last run</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Counts</th>
-              {mayRun && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {tasks.data.map((task) => (
-              <tr key={task.name}>
-                <td>
-                  {taskLabel(task.name)} <span className="mono small muted">{task.name}</span>
-                </td>
-                <td className="mono nowrap">{task.schedule}</td>
-                <td>
-                  <DateTime value={task.lastRunAt} />
-                </td>
-                <td className={task.lastOutcome?.startsWith('failed') && !task.running ? 'error' : undefined}>
-                  {task.running ? <strong>running now</strong> : (task.lastOutcome ?? <span className="muted">not run yet</span>)}
-                </td>
-                <td>{countsText(task.lastCounts)}</td>
-                {mayRun && (
-                  <td>
-                    <button
-                      type="button"
-                      aria-label={`Run now: ${taskLabel(task.name)}`}
-                      disabled={run.running !== null}
-                      onClick={() => run.start(task.name)}
-                    >
-                      Run now
-                    </button>
-                  </td>
-                )}
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Task</th>
+                <th scope="col">Schedule</th>
+                <th scope="col">Last run</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Counts</th>
+                {mayRun && <th scope="col">Actions</th>}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {tasks.data.map((task) => (
+                <tr key={task.name}>
+                  <td>
+                    {taskLabel(task.name)} <span className="mono small muted">{task.name}</span>
+                  </td>
+                  <td className="mono nowrap">{task.schedule}</td>
+                  <td>
+                    <DateTime value={task.lastRunAt} />
+                  </td>
+                  <td className={task.lastOutcome?.startsWith('failed') && !task.running ? 'error' : undefined}>
+                    {task.running ? <strong>running now</strong> : (task.lastOutcome ?? <span className="muted">not run yet</span>)}
+                  </td>
+                  <td>{countsText(task.lastCounts)}</td>
+                  {mayRun && (
+                    <td>
+                      <button
+                        type="button"
+                        aria-label={`Run now: ${taskLabel(task.name)}`}
+                        disabled={run.running !== null}
+                        onClick={() => run.start(task.name)}
+                      >
+                        Run now
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {mayRun && <TaskProgress run={run} />}
     </>

@@ -22,26 +22,29 @@ export function RootStoresPage() {
       </p>
       <LoadError message={stores.error} />
       {stores.data && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Store</th>
-              <th scope="col">Anchors</th>
-              <th scope="col">Last refresh</th>
-              <th scope="col">Source</th>
-            </tr>
-          </thead>
-          <tbody>
-            {stores.data.map((store) => (
-              <tr key={store.id}>
-                <td>{store.name}</td>
-                <td>{store.anchorCount}</td>
-                <td>{store.updatedAt ? <DateTime value={store.updatedAt} /> : <span className="muted">never filled</span>}</td>
-                <td className="mono small">{store.source ?? <span className="muted">none</span>}</td>
+        // Nothing in this table takes focus, so its scroll box does, for the keyboard to scroll it on a phone.
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Root stores">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Store</th>
+                <th scope="col">Anchors</th>
+                <th scope="col">Last refresh</th>
+                <th scope="col">Source</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {stores.data.map((store) => (
+                <tr key={store.id}>
+                  <td>{store.name}</td>
+                  <td>{store.anchorCount}</td>
+                  <td>{store.updatedAt ? <DateTime value={store.updatedAt} /> : <span className="muted">never filled</span>}</td>
+                  <td className="mono small">{store.source ?? <span className="muted">none</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {mayRefresh && (
         <div className="actions">
