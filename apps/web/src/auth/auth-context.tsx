@@ -50,7 +50,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const navigate = useNavigate();
 
   // A tab opened from a link (or an alert e-mail) has no session of its own: another signed-in
-  // tab of this origin hands it over (docs/decisions/0019-web-session-across-tabs.md).
+  // tab of this origin hands it over (docs/decisions/0020-web-session-across-tabs.md).
   useEffect(() => {
     if (!asking) return;
     let current = true;

@@ -11,7 +11,7 @@ export interface Session {
  * The JWT lives in sessionStorage (docs/decisions/0011-web-interface.md): it ends with the tab,
  * is not sent automatically with requests (no CSRF surface), and the strict CSP (scripts from
  * this origin only) is what protects it from injected scripts. Other tabs of this origin get it
- * over a BroadcastChannel (docs/decisions/0019-web-session-across-tabs.md), never from storage
+ * over a BroadcastChannel (docs/decisions/0020-web-session-across-tabs.md), never from storage
  * that outlives the tabs.
  */
 const KEY = 'certkeeper.session';
