@@ -8,15 +8,22 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
-RUN npm install --no-audit --no-fund
+COPY tools/ensure-installed.js tools/
+# ensure-installed records the lockfile's digest, so tools/build.js after `COPY . .` (which gives
+# the lockfile a new mtime, not new content) does not install again.
+RUN node tools/ensure-installed.js
 COPY . .
 RUN node tools/build.js api
 
 # Production dependencies, in a stage of their own: this layer changes only with the lockfile.
+# Every production dependency, and no package that production ones only name as optional peers
+# (typeorm: typescript and ts-node; @swc/core...), which the API never loads: without the
+# devDependencies in the manifest those are flagged peer, and --omit=peer leaves them out
+# (docs/decisions/0021).
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm install --omit=dev --no-audit --no-fund
+RUN npm pkg delete devDependencies && npm install --omit=dev --omit=peer --no-audit --no-fund
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production PORT=8080 DATA_DIR=/data
@@ -32,5 +39,7 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Kept only by `docker build` or `podman build --format docker` (the OCI format has no health
+# check); docker/compose.yaml states its own.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "--enable-source-maps", "dist/apps/api/src/main.js"]

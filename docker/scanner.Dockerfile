@@ -10,7 +10,9 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
-RUN npm install --no-audit --no-fund
+COPY tools/ensure-installed.js tools/
+# ensure-installed records the lockfile's digest, so tools/build.js after `COPY . .` does not install again.
+RUN node tools/ensure-installed.js
 COPY . .
 RUN node tools/build.js scanner && mkdir -p runtime && node tools/runtime-manifest.js dist/apps/scanner/src/main.js > runtime/package.json
 
@@ -22,10 +24,15 @@ COPY package-lock.json .npmrc ./
 RUN npm install --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim
-ENV NODE_ENV=production
+# The metrics listener serves the health check below; SCANNER_METRICS_HOST stays 127.0.0.1, inside
+# the container (or the host's loopback under --network host, where each agent needs its own port).
+ENV NODE_ENV=production SCANNER_METRICS_PORT=9464
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/apps/scanner ./dist/apps/scanner
 COPY --from=build /src/dist/libs ./dist/libs
 USER node
+# Healthy while the agent runs and answers on its metrics port (a listener bound to 0.0.0.0 or ::
+# is asked on loopback). Kept only by `docker build` or `podman build --format docker`.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s CMD node -e "const h=process.env.SCANNER_METRICS_HOST||'127.0.0.1',a=['0.0.0.0','::'].includes(h)?'127.0.0.1':h.includes(':')?'['+h+']':h;fetch('http://'+a+':'+process.env.SCANNER_METRICS_PORT+'/metrics',{method:'HEAD'}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "--enable-source-maps", "dist/apps/scanner/src/main.js"]

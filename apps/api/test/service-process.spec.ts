@@ -115,4 +115,34 @@ describe('the service process on embedded PostgreSQL', () => {
     expect(code).toBe(1);
     for (const variable of ['PORT', 'DATABASE_URL', 'JWT_TTL', 'JWT_SECRET', 'ENCRYPTION_KEY']) expect(stderr).toContain(`${variable}:`);
   });
+
+  // The image runs as uid 1000; a bind mount owned by root is the usual way to meet this.
+  it('stops with a sentence naming a DATA_DIR it may not write, its user and the fix', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'certkeeper-readonly-'));
+    await chmod(parent, 0o755);
+    const asRoot = process.getuid?.() === 0;
+    // As root, run as nobody against a directory root owns (chmod fails with EPERM); otherwise the
+    // directory cannot be created in a parent this user may not write (mkdir fails with EACCES).
+    const target = asRoot ? parent : join(parent, 'data');
+    if (!asRoot) await chmod(parent, 0o555);
+    try {
+      const child = spawn(process.execPath, [SERVICE_MAIN], {
+        env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: target },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).toBe(1);
+      const uid = asRoot ? 65534 : process.getuid!();
+      expect(output).toContain(`DATA_DIR ${target} is not writable by uid ${uid}`);
+      expect(output).toContain(`chown -R ${uid} ${target}`);
+      expect(output).toMatch(asRoot ? /EPERM: operation not permitted, chmod/ : /EACCES: permission denied, mkdir/);
+    } finally {
+      await chmod(parent, 0o755);
+      await rm(parent, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../database/embedded-postgres';
 import type { AppConfig } from './app-config';
@@ -38,6 +39,40 @@ async function loadOrCreateSecrets(dataDir: string): Promise<GeneratedSecrets> {
   return secrets;
 }
 
+/**
+ * Creates DATA_DIR and reads or creates its secrets. A directory this process may not write stops
+ * the start with a sentence naming it, the user and the fix (docs/api-contract.md section 7): the
+ * common case is a bind mount owned by root given to the image, which runs as uid 1000.
+ */
+async function prepareDataDir(dataDir: string): Promise<GeneratedSecrets> {
+  try {
+    await mkdir(dataDir, { recursive: true });
+    // The embedded server runs as the `postgres` system user when we are root: it must be able to
+    // traverse DATA_DIR to reach its own directory (secrets.json itself stays 0600).
+    await chmod(dataDir, 0o755);
+    return await loadOrCreateSecrets(dataDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'EACCES') throw error;
+    throw new Error(`${notWritableSentence(dataDir)}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function notWritableSentence(dataDir: string): string {
+  const uid = process.getuid?.() ?? null;
+  if (uid === null) return `DATA_DIR ${dataDir} is not writable by this process; give it a directory it owns`;
+  let name = '';
+  try {
+    name = ` (${userInfo().username})`;
+  } catch {
+    // A uid without a passwd entry (docker run --user 1234) has no name to show.
+  }
+  return (
+    `DATA_DIR ${dataDir} is not writable by uid ${uid}${name}, the user this process runs as; ` +
+    `make that user its owner (chown -R ${uid} ${dataDir}), or in a container use a named volume for it`
+  );
+}
+
 /** The file in DATA_DIR that holds the first administrator's generated password (docs/api-contract.md section 2). */
 export const INITIAL_ADMIN_PASSWORD_FILE = 'initial-admin-password';
 
@@ -66,11 +101,7 @@ export async function prepareRuntime(env: Environment, log: (message: string) =>
     return { config, embedded: false, stop: () => Promise.resolve() };
   }
 
-  await mkdir(env.dataDir, { recursive: true });
-  // The embedded server runs as the `postgres` system user when we are root: it must be able to
-  // traverse DATA_DIR to reach its own directory (secrets.json itself stays 0600).
-  await chmod(env.dataDir, 0o755);
-  const secrets = await loadOrCreateSecrets(env.dataDir);
+  const secrets = await prepareDataDir(env.dataDir);
   const database = await startEmbeddedPostgres({
     directory: join(env.dataDir, 'postgres'),
     password: secrets.postgresPassword,
