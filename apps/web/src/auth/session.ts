@@ -51,24 +51,32 @@ export type SessionMessage = { kind: 'ask' } | { kind: 'session'; session: Sessi
 /** How long a new tab waits for a signed-in tab to answer before it shows sign-in. */
 export const ASK_TIMEOUT_MS = 300;
 
-// A BroadcastChannel reaches only documents of the same origin (HTML standard), in this browser profile.
-const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('certkeeper.session');
-
-channel?.addEventListener('message', (event: MessageEvent<SessionMessage>) => {
-  if (event.data?.kind !== 'ask') return;
-  const session = readSession();
-  if (session) tellOtherTabs({ kind: 'session', session });
-});
+// A BroadcastChannel reaches only documents of the same origin (HTML standard), in this browser
+// profile. Opened on first use (the auth provider listens from the start), not on import: an open
+// channel keeps a process alive where the web's modules are imported outside a page (unit tests).
+let channel: BroadcastChannel | null | undefined;
+function sessionChannel(): BroadcastChannel | null {
+  if (channel !== undefined) return channel;
+  channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('certkeeper.session');
+  // A signed-in tab answers a new tab's question.
+  channel?.addEventListener('message', (event: MessageEvent<SessionMessage>) => {
+    if (event.data?.kind !== 'ask') return;
+    const session = readSession();
+    if (session) tellOtherTabs({ kind: 'session', session });
+  });
+  return channel;
+}
 
 export function tellOtherTabs(message: SessionMessage): void {
-  channel?.postMessage(message);
+  sessionChannel()?.postMessage(message);
 }
 
 /** Calls `listener` with each message another tab sends; returns the unsubscribe. */
 export function listenToOtherTabs(listener: (message: SessionMessage) => void): () => void {
   const handler = (event: MessageEvent<SessionMessage>) => listener(event.data);
-  channel?.addEventListener('message', handler);
-  return () => channel?.removeEventListener('message', handler);
+  const open = sessionChannel();
+  open?.addEventListener('message', handler);
+  return () => open?.removeEventListener('message', handler);
 }
 
 /**
@@ -77,7 +85,7 @@ export function listenToOtherTabs(listener: (message: SessionMessage) => void): 
  */
 export function askOtherTabs(): Promise<Session | null> {
   return new Promise((resolve) => {
-    if (!channel) {
+    if (!sessionChannel()) {
       resolve(null);
       return;
     }

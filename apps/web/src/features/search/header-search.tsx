@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type KeyboardEvent } from 'react';
 import { Link, useLocation } from 'react-router';
-import { api, type Schemas } from '../../api/client';
+import { api, errorMessage, type Schemas, unreachable } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import './search.css';
 
@@ -33,12 +33,14 @@ export function HeaderSearch() {
     const timer = window.setTimeout(() => {
       api
         .GET('/api/v1/search', { params: { query: { q, limit: RESULTS } } })
-        .then(({ data, error }) => {
+        .then(({ data, error, response }) => {
           if (!current) return;
           if (data) setAnswer({ q, items: data.items, total: data.totalCount });
-          else setAnswer({ q, items: [], total: 0, error: typeof error === 'string' ? error : 'The search failed.' });
+          else setAnswer({ q, items: [], total: 0, error: errorMessage(error, response) });
         })
-        .catch(() => current && setAnswer({ q, items: [], total: 0, error: 'The server could not be reached.' }));
+        .catch((error: unknown) => {
+          if (current) setAnswer({ q, items: [], total: 0, error: unreachable(error) });
+        });
     }, PAUSE_MS);
     return () => {
       current = false;
