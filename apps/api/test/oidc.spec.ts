@@ -157,9 +157,9 @@ describe('OIDC sign-in', () => {
           .expect(200);
         const sealedSecret = async () =>
           (
-            (await t.app.get(DataSource).query(`SELECT value->>'sealedClientSecret' AS sealed FROM settings WHERE key = 'oidc'`)) as {
-              sealed: string;
-            }[]
+            await t.app
+              .get(DataSource)
+              .query<{ sealed: string }[]>(`SELECT value->>'sealedClientSecret' AS sealed FROM settings WHERE key = 'oidc'`)
           )[0].sealed;
         expect(await sealedSecret()).toBe(JSON.parse(before)[0].value.sealedClientSecret);
         expect((await t.http.get('/api/v1/settings/oidc').set(bearer(admin)).expect(200)).body).toMatchObject({
