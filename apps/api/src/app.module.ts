@@ -19,7 +19,7 @@ import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { DiscoveryModule } from './modules/discovery/discovery.module';
 import { EndpointsModule } from './modules/endpoints/endpoints.module';
 import { HealthModule } from './modules/health/health.module';
-import { IngestModule } from './modules/ingest/ingest.module';
+import { ScannerProtocolModule } from './modules/scanner-protocol/scanner-protocol.module';
 import { MaintenanceModule } from './modules/maintenance/maintenance.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { OidcModule } from './modules/oidc/oidc.module';
@@ -67,7 +67,7 @@ export class AppModule {
         EndpointsModule,
         DiscoveryModule,
         CertificatesModule,
-        IngestModule,
+        ScannerProtocolModule,
         SettingsModule,
         TemplatesModule,
         AlertsModule,

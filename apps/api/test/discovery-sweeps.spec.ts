@@ -236,13 +236,38 @@ describe('discovery sweeps and the inbox', () => {
         .post('/api/v1/scanner/sweep-reports')
         .set(bearer(scanner.token))
         .send(body as object);
-    await post({ reports: [batch(sweep.id, { addressesProbed: -1 })] }).expect(400);
-    await post({ reports: [batch(sweep.id, { findings: [{ ...finding('10.9.3.1', 443, leafA), address: 'host.example' }] })] }).expect(400);
-    await post({ reports: [batch(sweep.id, { reportId: 'x' })] }).expect(400);
-    await post({ reports: [batch(sweep.id, { extra: 1 })] }).expect(400);
+    // A malformed report is refused on its own (code 400 in its outcome), as a malformed scan result is.
+    const malformed = await report(scanner.token, [
+      batch(sweep.id, { addressesProbed: -1 }),
+      batch(sweep.id, { findings: [{ ...finding('10.9.3.1', 443, leafA), address: 'host.example' }] }),
+      batch(sweep.id, { reportId: 'x' }),
+      batch(sweep.id, { extra: 1 }),
+    ]);
+    expect(malformed.reports.map((o) => [o.status, o.code])).toEqual(Array(4).fill(['rejected', 400]));
+    expect((await inbox({ networkId: network.id })).totalCount).toBe(0);
+    expect((await getSweep(sweep.id)).addressesProbed).toBe(0);
+    // A malformed envelope is still refused whole.
+    await post({ reports: 'x' }).expect(400);
+    await post({ reports: Array(101).fill({}) }).expect(400);
     // User tokens never speak the scanner protocol.
     await t.http.post('/api/v1/scanner/sweep-reports').set(bearer(admin)).send({ reports: [] }).expect(403);
     await t.http.post(`/api/v1/scanner/sweeps/${sweep.id}/start`).set(bearer(admin)).expect(403);
+  });
+
+  it('keep the good reports of a post when one holds a malformed finding, and name that finding', async () => {
+    const network = await createNetwork(['10.9.7.0/30'], [443]);
+    const sweep = await requestSweep(network.id);
+    await start(scanner.token, sweep.id).expect(200);
+    const outcomes = await report(scanner.token, [
+      batch(sweep.id, { addressesProbed: 1, findings: [finding('10.9.7.1', 443, leafA)] }),
+      batch(sweep.id, { addressesProbed: 2, findings: [finding('10.9.7.2', 443, leafB), { ...finding('10.9.7.2', 443, leafB), port: 0 }] }),
+      batch(sweep.id, { addressesProbed: 3, findings: [finding('10.9.7.3', 443, leafB)] }),
+    ]);
+    expect(outcomes.reports.map((o) => o.status)).toEqual(['accepted', 'rejected', 'accepted']);
+    expect(outcomes.reports[1]).toMatchObject({ code: 400, error: 'findings.1.port must be an integer from 1 to 65535' });
+    const kept = await inbox({ networkId: network.id });
+    expect(kept.totalCount).toBe(2);
+    expect((await getSweep(sweep.id)).addressesProbed).toBe(3);
   });
 
   it('answer 404 and 409 for sweeps that cannot be requested, and need discovery:edit', async () => {

@@ -14,7 +14,7 @@ interface Outcome {
 }
 
 /**
- * A post's host results are applied together, set-based, in one transaction (IngestService):
+ * A post's host results are applied together, set-based, in one transaction (HostResultsService):
  * these are the cases where one result of a post depends on another, which one at a time never
  * had to consider.
  */

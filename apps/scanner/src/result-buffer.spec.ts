@@ -1,4 +1,4 @@
-import { RESULTS_BODY_LIMIT, type SamlScanResult } from '@certkeeper/domain';
+import { MAX_RESULTS_PER_POST, RESULT_LIMITS, RESULTS_BODY_LIMIT, type SamlScanResult } from '@certkeeper/domain';
 import { ResultBuffer } from './result-buffer';
 
 const result = (n: number, size = 10, char = 'x'): SamlScanResult => ({
@@ -24,6 +24,21 @@ describe('ResultBuffer', () => {
     buffer.add(result(4), result(5), result(6), result(7));
     expect([buffer.size, buffer.dropped]).toEqual([3, 1]);
     expect(buffer.take(10).map((r) => r.resultId)).toEqual(['r5', 'r6', 'r7']);
+  });
+
+  it('never takes more results than the API accepts in one post, whatever count it is asked for', () => {
+    const buffer = new ResultBuffer();
+    buffer.add(...Array.from({ length: MAX_RESULTS_PER_POST + 5 }, (_, n) => result(n, 1)));
+    expect(buffer.take(MAX_RESULTS_PER_POST * 2)).toHaveLength(MAX_RESULTS_PER_POST);
+    expect(buffer.size).toBe(5);
+  });
+
+  it("shortens an error to the API's limit, so the result is not refused for its length", () => {
+    const buffer = new ResultBuffer();
+    buffer.add({ ...result(1), success: false, document: null, error: 'e'.repeat(RESULT_LIMITS.error * 2) });
+    const [taken] = buffer.take(1);
+    expect(taken.error).toHaveLength(RESULT_LIMITS.error);
+    expect(taken.error!.startsWith('eee')).toBe(true);
   });
 
   it('stops a batch before it exceeds the byte budget, but always takes at least one', () => {

@@ -1,4 +1,4 @@
-import { RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type ScanResult } from '@certkeeper/domain';
+import { MAX_RESULTS_PER_POST, RESULT_LIMITS, RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type ScanResult } from '@certkeeper/domain';
 
 const MiB = 1024 * 1024;
 /** `{"results":[` and `]}` around the comma-separated results. */
@@ -36,13 +36,14 @@ export class ResultBuffer {
 
   /**
    * Removes up to `count` results, oldest first, or fewer to stay under `maxBytes` of JSON. It
-   * always takes at least one: add() made sure any single result fits in a request.
+   * always takes at least one: add() made sure any single result fits in a request. Never more
+   * than the API takes in one post (MAX_RESULTS_PER_POST), whatever `count` asks.
    */
   take(count: number, maxBytes = RESULTS_BATCH_BYTES): ScanResult[] {
     const budget = Math.min(maxBytes, RESULTS_BODY_LIMIT) - ENVELOPE_BYTES;
     let bytes = 0;
     let taken = 0;
-    while (taken < Math.min(count, this.entries.length)) {
+    while (taken < Math.min(count, MAX_RESULTS_PER_POST, this.entries.length)) {
       bytes += this.entries[taken].bytes + (taken > 0 ? 1 : 0);
       if (taken > 0 && bytes > budget) break;
       taken += 1;
@@ -61,7 +62,8 @@ export class ResultBuffer {
  * limit) becomes a failed result saying so: sent as it is, it would be refused on every retry
  * and hold up everything queued behind it.
  */
-function measure(result: ScanResult): Entry {
+function measure(reported: ScanResult): Entry {
+  const result = withinLimits(reported);
   const bytes = jsonBytes(result);
   if (bytes + ENVELOPE_BYTES <= RESULTS_BODY_LIMIT) return { result, bytes };
   const error = `the result is too large to report: ${(bytes / MiB).toFixed(1)} MiB as JSON, over the API's ${RESULTS_BODY_LIMIT / MiB} MiB limit`;
@@ -70,6 +72,12 @@ function measure(result: ScanResult): Entry {
       ? { ...result, success: false, error, document: null }
       : { ...result, success: false, error, chain: [], tlsProfile: null };
   return { result: failed, bytes: jsonBytes(failed) };
+}
+
+/** The result with its error shortened to what the API takes (RESULT_LIMITS.error), so it is never refused for its length. */
+function withinLimits(result: ScanResult): ScanResult {
+  if (result.error === null || result.error.length <= RESULT_LIMITS.error) return result;
+  return { ...result, error: `${result.error.slice(0, RESULT_LIMITS.error - 1)}…` };
 }
 
 function jsonBytes(result: ScanResult): number {

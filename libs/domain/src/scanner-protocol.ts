@@ -20,6 +20,23 @@ export type StarttlsProtocol = (typeof STARTTLS_PROTOCOLS)[number];
  */
 export const MAX_PRESENTED_CHAIN = 20;
 
+/** Most results one POST /api/v1/scanner/results carries; an agent never batches more. */
+export const MAX_RESULTS_PER_POST = 1000;
+
+/**
+ * Bounds on what an agent may report, so one result cannot exhaust the server: the API refuses a
+ * field beyond them, and the agent shortens its own error text to fit before it sends.
+ */
+export const RESULT_LIMITS = {
+  error: 2000,
+  chain: MAX_PRESENTED_CHAIN,
+  pem: 64 * 1024,
+  suites: 400,
+  name: 200,
+  url: 4096,
+  document: 32 * 1024 * 1024,
+} as const;
+
 /** GET /api/v1/scanner/config */
 export interface ScannerConfig {
   id: string;

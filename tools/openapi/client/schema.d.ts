@@ -1063,7 +1063,7 @@ export interface paths {
         put?: never;
         /**
          * Report sweep progress and findings
-         * @description Scanner token only. Each report is applied on its own: `accepted`, `duplicate` (its `reportId` was applied before) or `rejected` with a code: 400 a finding outside the sweep's ranges and ports (nothing of that report is kept), 403 a sweep of another scanner, 404 no such sweep, 409 the sweep is not running any more (the agent stops sweeping it). Progress is absolute and never moves backwards; certificates are parsed here and stored in the global store.
+         * @description Scanner token only. Each report is applied on its own: `accepted`, `duplicate` (its `reportId` was applied before) or `rejected` with a code: 400 a malformed report (the error names each field, a finding by its place) or a finding outside the sweep's ranges and ports (nothing of that report is kept), 403 a sweep of another scanner, 404 no such sweep, 409 the sweep is not running any more (the agent stops sweeping it). Progress is absolute and never moves backwards; certificates are parsed here and stored in the global store.
          */
         post: operations["postSweepReports"];
         delete?: never;
@@ -2491,7 +2491,7 @@ export interface components {
         };
         SweepReportOutcomeDto: {
             /**
-             * @description Why a report was rejected: 400 a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, 409 the sweep is not running any more (stop sweeping it).
+             * @description Why a report was rejected: 400 a malformed report or a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, 409 the sweep is not running any more (stop sweeping it).
              * @enum {number}
              */
             code?: 400 | 403 | 404 | 409;

@@ -9,7 +9,7 @@ import { DiscoveryInboxEntryEntity } from '../modules/discovery/inbox-entry.enti
 import { CertificateEntity } from '../modules/certificates/certificate.entity';
 import { EndpointCertificateEntity } from '../modules/links/endpoint-certificate.entity';
 import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
-import { SamlDocumentEntity } from '../modules/ingest/saml-document.entity';
+import { SamlDocumentEntity } from '../modules/scanner-protocol/saml-document.entity';
 import { TlsProfileHistoryEntity } from '../modules/endpoints/tls-profile-history.entity';
 import { ScanHistoryEntity } from '../modules/endpoints/scan-history.entity';
 import { TlsProfileEntity } from '../modules/endpoints/tls-profile.entity';

@@ -8,7 +8,6 @@ import { InboxService } from './inbox.service';
 import { NetworksController } from './networks.controller';
 import { NetworksRepository } from './networks.repository';
 import { NetworksService } from './networks.service';
-import { SweepProtocolController } from './sweep-protocol.controller';
 import { SweepsController } from './sweeps.controller';
 import { SweepsRepository } from './sweeps.repository';
 import { SweepsService } from './sweeps.service';
@@ -16,7 +15,7 @@ import { SweepsService } from './sweeps.service';
 /** Discovery (docs/api-contract.md section 8): networks, their sweeps, and the inbox of what the sweeps found. */
 @Module({
   imports: [CertificatesModule, EndpointsModule],
-  controllers: [NetworksController, SweepsController, InboxController, SweepProtocolController],
+  controllers: [NetworksController, SweepsController, InboxController],
   providers: [NetworksRepository, NetworksService, SweepsRepository, SweepsService, InboxRepository, InboxService, DiscoveryScheduler],
   exports: [SweepsService],
 })

@@ -19,15 +19,18 @@ export interface CurrentCertificateRow {
   notAfter: Date;
 }
 
-export interface LinkState {
-  fingerprint: string;
-  isCurrent: boolean;
+/** Links as parallel arrays, the shape `unnest` reads. */
+export interface LinkTriples {
+  endpointIds: string[];
+  certUses: CertUse[];
+  fingerprints: string[];
 }
 
-/** (endpoint, fingerprint) pairs as two parallel arrays, the shape `unnest` reads. */
-export interface LinkPairs {
-  endpointIds: string[];
-  fingerprints: string[];
+/** One link by its key. */
+export interface LinkRef {
+  endpointId: string;
+  certUse: CertUse;
+  fingerprint: string;
 }
 
 export interface LinkedEndpointRow {
@@ -53,72 +56,48 @@ export class LinksRepository {
     return rows.length > 0;
   }
 
-  findLinks(endpointId: string, certUse: CertUse, transaction: Transaction): Promise<LinkState[]> {
-    return transaction.query<LinkState[]>(
-      `SELECT fingerprint, is_current AS "isCurrent" FROM endpoint_certificates WHERE endpoint_id = $1 AND cert_use = $2`,
-      [endpointId, certUse],
-    );
-  }
-
-  /** New current links; notAfter is copied from the stored certificate. Timestamps from the database clock. */
-  async insertCurrent(endpointId: string, certUse: CertUse, fingerprints: string[], transaction: Transaction): Promise<void> {
-    if (fingerprints.length === 0) return;
-    await transaction.query(
-      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
-       SELECT $1, c.fingerprint, $2, true, c.not_after, now(), now() FROM certificates c WHERE c.fingerprint = ANY($3::text[])`,
-      [endpointId, certUse, fingerprints],
-    );
-  }
-
-  /** Seen again: current (reactivating a historical link) with a fresh lastSeenAt. */
-  async markSeen(endpointId: string, certUse: CertUse, fingerprints: string[], transaction: Transaction): Promise<void> {
-    if (fingerprints.length === 0) return;
-    await transaction.query(
-      `UPDATE endpoint_certificates SET is_current = true, last_seen_at = now()
-        WHERE endpoint_id = $1 AND cert_use = $2 AND fingerprint = ANY($3::text[])`,
-      [endpointId, certUse, fingerprints],
-    );
-  }
-
-  /** Moves current links to history. */
-  async markHistorical(endpointId: string, certUse: CertUse, fingerprints: string[], transaction: Transaction): Promise<void> {
-    if (fingerprints.length === 0) return;
-    await transaction.query(
-      `UPDATE endpoint_certificates SET is_current = false
-        WHERE endpoint_id = $1 AND cert_use = $2 AND fingerprint = ANY($3::text[]) AND is_current`,
-      [endpointId, certUse, fingerprints],
-    );
-  }
-
   /**
-   * Replace mode for many endpoints at once: moves to history their current links in this role
-   * that are not among the (endpoint, fingerprint) pairs seen.
+   * In each (endpoint, role) named, moves to history the current links that are not among those
+   * seen; returns the links it moved.
    */
-  async retireUnseen(endpointIds: string[], certUse: CertUse, seen: LinkPairs, transaction: Transaction): Promise<void> {
-    if (endpointIds.length === 0) return;
-    await transaction.query(
+  async retireUnseen(roles: Omit<LinkTriples, 'fingerprints'>, seen: LinkTriples, transaction: Transaction): Promise<LinkRef[]> {
+    // An UPDATE answers [rows, count].
+    const [retired] = await transaction.query<[LinkRef[], number]>(
       `UPDATE endpoint_certificates l SET is_current = false
-        WHERE l.endpoint_id = ANY($1::uuid[]) AND l.cert_use = $2 AND l.is_current
-          AND NOT EXISTS (SELECT 1 FROM unnest($3::uuid[], $4::text[]) AS s(endpoint_id, fingerprint)
-                           WHERE s.endpoint_id = l.endpoint_id AND s.fingerprint = l.fingerprint)`,
-      [endpointIds, certUse, seen.endpointIds, seen.fingerprints],
+         FROM unnest($1::uuid[], $2::text[]) AS r(endpoint_id, cert_use)
+        WHERE l.endpoint_id = r.endpoint_id AND l.cert_use = r.cert_use AND l.is_current
+          AND NOT EXISTS (SELECT 1 FROM unnest($3::uuid[], $4::text[], $5::text[]) AS s(endpoint_id, cert_use, fingerprint)
+                           WHERE s.endpoint_id = l.endpoint_id AND s.cert_use = l.cert_use AND s.fingerprint = l.fingerprint)
+       RETURNING l.endpoint_id AS "endpointId", l.cert_use AS "certUse", l.fingerprint`,
+      [roles.endpointIds, roles.certUses, seen.endpointIds, seen.certUses, seen.fingerprints],
     );
+    return retired;
   }
 
   /**
-   * Each distinct pair seen now, in one statement: an unknown link is created current (notAfter
-   * copied from the stored certificate; a fingerprint not stored is skipped, as insertCurrent
-   * does), a known one, current or historical, is made current with a fresh lastSeenAt.
-   * Timestamps from the database clock.
+   * Each distinct link seen now, in one statement: an unknown link is created current (notAfter
+   * copied from the stored certificate; a fingerprint not stored is skipped), a known one, current
+   * or historical, is made current with a fresh lastSeenAt. Returns each link it touched with
+   * whether it was current before (null: it is new). Timestamps from the database clock.
    */
-  async upsertSeen(certUse: CertUse, seen: LinkPairs, transaction: Transaction): Promise<void> {
-    if (seen.endpointIds.length === 0) return;
-    await transaction.query(
-      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
-       SELECT s.endpoint_id, c.fingerprint, $3, true, c.not_after, now(), now()
-         FROM unnest($1::uuid[], $2::text[]) AS s(endpoint_id, fingerprint) JOIN certificates c ON c.fingerprint = s.fingerprint
-       ON CONFLICT (endpoint_id, fingerprint, cert_use) DO UPDATE SET is_current = true, last_seen_at = now()`,
-      [seen.endpointIds, seen.fingerprints, certUse],
+  async upsertSeen(seen: LinkTriples, transaction: Transaction): Promise<(LinkRef & { wasCurrent: boolean | null })[]> {
+    if (seen.endpointIds.length === 0) return [];
+    return transaction.query<(LinkRef & { wasCurrent: boolean | null })[]>(
+      `WITH s AS (
+         SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS s(endpoint_id, cert_use, fingerprint)
+       ), prior AS (
+         SELECT l.endpoint_id, l.cert_use, l.fingerprint, l.is_current
+           FROM endpoint_certificates l JOIN s USING (endpoint_id, cert_use, fingerprint)
+       ), touched AS (
+         INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
+         SELECT s.endpoint_id, c.fingerprint, s.cert_use, true, c.not_after, now(), now()
+           FROM s JOIN certificates c ON c.fingerprint = s.fingerprint
+         ON CONFLICT (endpoint_id, fingerprint, cert_use) DO UPDATE SET is_current = true, last_seen_at = now()
+         RETURNING endpoint_id, cert_use, fingerprint
+       )
+       SELECT t.endpoint_id AS "endpointId", t.cert_use AS "certUse", t.fingerprint, prior.is_current AS "wasCurrent"
+         FROM touched t LEFT JOIN prior USING (endpoint_id, cert_use, fingerprint)`,
+      [seen.endpointIds, seen.certUses, seen.fingerprints],
     );
   }
 

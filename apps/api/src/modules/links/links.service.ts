@@ -1,7 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Transaction } from '../../database/transaction';
 import type { CertUse } from './endpoint-certificate.entity';
-import { type LinkPairs, LinksRepository } from './links.repository';
+import { type LinkRef, LinksRepository, type LinkTriples } from './links.repository';
 
 export interface Sighting {
   endpointId: string;
@@ -25,61 +25,72 @@ export interface SightingOutcome {
 
 /**
  * The link-currency state machine of docs/api-contract.md section 5, the only implementation:
- * manual uploads and scan ingestion both record their sightings here.
+ * manual uploads, SAML metadata and host handshakes all record their sightings through
+ * `applySightings`, set-based, a few statements however many endpoints.
  *
  * - unknown link            -> new current link
  * - historical link seen    -> reactivated (never duplicated)
  * - current link seen       -> stays current, lastSeenAt moves
- * - current link not seen   -> history (replace mode only)
+ * - current link not seen   -> history (replace mode only), in `moveToHistory` alone
  */
 @Injectable()
 export class LinksService {
   constructor(private readonly links: LinksRepository) {}
 
-  /** Applies a sighting in the caller's transaction, holding the endpoint's row lock. */
+  /** One sighting in the caller's transaction, the endpoint's row locked first (404 when it is gone). */
   async recordSighting(sighting: Sighting, transaction: Transaction): Promise<SightingOutcome> {
     if (!(await this.links.lockEndpoint(sighting.endpointId, transaction))) throw new NotFoundException('Endpoint not found.');
-    const seen = new Set(sighting.fingerprints);
-    const existing = await this.links.findLinks(sighting.endpointId, sighting.certUse, transaction);
-    const known = new Map(existing.map((link) => [link.fingerprint, link.isCurrent]));
-
-    const outcome: SightingOutcome = { created: [], reactivated: [], alreadyCurrent: [], retired: [] };
-    for (const fingerprint of seen) {
-      const current = known.get(fingerprint);
-      if (current === undefined) outcome.created.push(fingerprint);
-      else if (current) outcome.alreadyCurrent.push(fingerprint);
-      else outcome.reactivated.push(fingerprint);
-    }
-    if (sighting.mode === 'replace') {
-      outcome.retired = existing.filter((link) => link.isCurrent && !seen.has(link.fingerprint)).map((link) => link.fingerprint);
-    }
-
-    await this.links.markHistorical(sighting.endpointId, sighting.certUse, outcome.retired, transaction);
-    await this.links.markSeen(sighting.endpointId, sighting.certUse, [...outcome.reactivated, ...outcome.alreadyCurrent], transaction);
-    await this.links.insertCurrent(sighting.endpointId, sighting.certUse, outcome.created, transaction);
+    const [outcome] = await this.applySightings([sighting], transaction);
     return outcome;
   }
 
   /**
-   * Replace-mode sightings of many endpoints in one role (scan ingestion), the same transitions
-   * as recordSighting applied set-based: two statements however many endpoints, no outcome read
-   * back. The caller holds the endpoints' row locks and names each endpoint once.
+   * Sightings of many endpoints and roles at once, one outcome each, in order. The caller holds
+   * the endpoints' row locks and names each (endpoint, role) at most once. The links not seen
+   * move to history before the seen ones are created or made current.
    */
-  async recordScanSightings(certUse: CertUse, sightings: Omit<Sighting, 'certUse' | 'mode'>[], transaction: Transaction): Promise<void> {
-    if (sightings.length === 0) return;
-    const seen: LinkPairs = { endpointIds: [], fingerprints: [] };
+  async applySightings(sightings: Sighting[], transaction: Transaction): Promise<SightingOutcome[]> {
+    if (sightings.length === 0) return [];
+    const seen: LinkTriples = { endpointIds: [], certUses: [], fingerprints: [] };
     for (const sighting of sightings) {
       for (const fingerprint of new Set(sighting.fingerprints)) {
         seen.endpointIds.push(sighting.endpointId);
+        seen.certUses.push(sighting.certUse);
         seen.fingerprints.push(fingerprint);
       }
     }
-    await this.links.retireUnseen(
-      sightings.map((sighting) => sighting.endpointId),
-      certUse,
+    const replaced = sightings.filter((sighting) => sighting.mode === 'replace');
+    const retired = await this.moveToHistory(replaced, seen, transaction);
+    const touched = await this.links.upsertSeen(seen, transaction);
+
+    const outcomes = new Map<string, SightingOutcome>(
+      sightings.map((sighting) => [roleKey(sighting), { created: [], reactivated: [], alreadyCurrent: [], retired: [] }]),
+    );
+    for (const link of retired) outcomes.get(roleKey(link))!.retired.push(link.fingerprint);
+    for (const link of touched) {
+      const outcome = outcomes.get(roleKey(link))!;
+      if (link.wasCurrent === null) outcome.created.push(link.fingerprint);
+      else if (link.wasCurrent) outcome.alreadyCurrent.push(link.fingerprint);
+      else outcome.reactivated.push(link.fingerprint);
+    }
+    return sightings.map((sighting) => outcomes.get(roleKey(sighting))!);
+  }
+
+  /**
+   * The one place a current link becomes history: in each replaced (endpoint, role), the current
+   * links not among those seen. Whatever follows a certificate leaving an endpoint hangs here.
+   */
+  private moveToHistory(replaced: Sighting[], seen: LinkTriples, transaction: Transaction): Promise<LinkRef[]> {
+    if (replaced.length === 0) return Promise.resolve([]);
+    return this.links.retireUnseen(
+      {
+        endpointIds: replaced.map((sighting) => sighting.endpointId),
+        certUses: replaced.map((sighting) => sighting.certUse),
+      },
       seen,
       transaction,
     );
-    await this.links.upsertSeen(certUse, seen, transaction);
   }
 }
+
+const roleKey = (link: { endpointId: string; certUse: CertUse }) => `${link.endpointId} ${link.certUse}`;

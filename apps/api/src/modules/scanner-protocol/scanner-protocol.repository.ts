@@ -26,7 +26,7 @@ export interface HistoryRow {
 const PROFILE_MAX_AGE = '1 day';
 
 @Injectable()
-export class IngestRepository {
+export class ScannerProtocolRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   inTransaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {

@@ -1,8 +1,9 @@
 import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { validateSync, type ValidatorOptions } from 'class-validator';
 import { Clock } from '../../common/clock';
-import { type CheckedResult, HostScanResultDto, ResultsRequestDto, SamlScanResultDto } from './ingest.dto';
+import { type CheckedResult, HostScanResultDto, ResultsRequestDto, SamlScanResultDto } from './scanner-protocol.dto';
+import { ENVELOPE_RULES, idOf, isObject, messagesOf } from './wire-checks';
 
 /** Agents' clocks may run a little ahead; a result from the far future would freeze the errorSince logic. */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -15,9 +16,6 @@ const RESULT_RULES: ValidatorOptions = {
   stopAtFirstError: true,
   validationError: { target: false, value: false },
 };
-
-type Fields = Record<string, unknown>;
-const isObject = (value: unknown): value is Fields => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The body of POST /scanner/results, checked at the edge: the envelope as a whole (400 for the
@@ -32,7 +30,7 @@ export class ScanResultsPipe implements PipeTransform<unknown, CheckedResult[]> 
 
   transform(body: unknown): CheckedResult[] {
     const request = plainToInstance(ResultsRequestDto, { results: isObject(body) ? body.results : undefined });
-    const problems = messagesOf(validateSync(request, { stopAtFirstError: true, validationError: { target: false, value: false } }));
+    const problems = messagesOf(validateSync(request, ENVELOPE_RULES));
     if (problems.length > 0) throw new BadRequestException(problems);
     const now = this.clock.now();
     return (request.results as unknown[]).map((raw) => checkResult(raw, now));
@@ -56,18 +54,5 @@ export function checkResult(raw: unknown, now: Date): CheckedResult {
 
 /** The ids of a raw result, for reporting a rejection even when the rest is malformed. */
 function idsOf(raw: unknown): { resultId: string; endpointId: string } {
-  const fields = isObject(raw) ? raw : {};
-  return {
-    resultId: typeof fields.resultId === 'string' ? fields.resultId.slice(0, 100) : '',
-    endpointId: typeof fields.endpointId === 'string' ? fields.endpointId.slice(0, 100) : '',
-  };
-}
-
-/** One sentence per problem, nested fields named by their path (`tlsProfile.versions.0.version ...`). */
-function messagesOf(errors: ValidationError[], parentPath = ''): string[] {
-  return errors.flatMap((error) => {
-    const path = parentPath ? `${parentPath}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => message.replace(error.property, path));
-    return [...own, ...messagesOf(error.children ?? [], path)];
-  });
+  return { resultId: idOf(raw, 'resultId'), endpointId: idOf(raw, 'endpointId') };
 }

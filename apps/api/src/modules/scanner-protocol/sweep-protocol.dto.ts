@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import {
   MAX_NETWORK_ADDRESSES,
+  RESULT_LIMITS,
   type SweepFinding,
   type SweepReport,
   type SweepReportsRequest,
@@ -11,7 +12,7 @@ import {
   type TlsVersionName,
 } from '@certkeeper/domain';
 import { IsIpLiteral, IsNullable, IsNullableString } from '../../common/validation/decorators';
-import { IsPresentedChain, RESULT_LIMITS } from '../ingest/ingest.dto';
+import { IsPresentedChain } from './scanner-protocol.dto';
 
 /** Bounds on one post of sweep reports: a sweep reports as it goes, so a post is never large in count. */
 export const SWEEP_REPORT_LIMITS = { reports: 100, findings: 5000 };
@@ -87,12 +88,13 @@ export class SweepReportDto implements SweepReport {
 
 export class SweepReportsRequestDto implements SweepReportsRequest {
   @ApiProperty({ type: [SweepReportDto], maxItems: SWEEP_REPORT_LIMITS.reports })
-  @ValidateNested({ each: true })
-  @Type(() => SweepReportDto)
   @ArrayMaxSize(SWEEP_REPORT_LIMITS.reports, { message: `At most ${SWEEP_REPORT_LIMITS.reports} reports per request.` })
   @IsArray({ message: 'The body must be { "reports": [ ... ] }.' })
   reports!: SweepReportDto[];
 }
+
+/** A report checked at the edge (SweepReportsPipe): typed and valid, or refused with every problem found. */
+export type CheckedReport = { valid: true; report: SweepReport } | { valid: false; reportId: string; sweepId: string; error: string };
 
 export class SweepReportOutcomeDto {
   @ApiProperty({ format: 'uuid' }) reportId!: string;
@@ -101,7 +103,7 @@ export class SweepReportOutcomeDto {
   @ApiPropertyOptional({
     enum: [400, 403, 404, 409],
     description:
-      'Why a report was rejected: 400 a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, ' +
+      'Why a report was rejected: 400 a malformed report or a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, ' +
       '409 the sweep is not running any more (stop sweeping it).',
   })
   code?: number;

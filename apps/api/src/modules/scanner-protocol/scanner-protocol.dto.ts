@@ -21,10 +21,14 @@ import {
 } from 'class-validator';
 import {
   type HostScanResult,
-  MAX_PRESENTED_CHAIN,
+  type HostWorkItem,
+  MAX_RESULTS_PER_POST,
   MAX_WORK_WAIT_SECONDS,
+  RESULT_LIMITS,
   type ResultsRequest,
   type SamlScanResult,
+  type SamlWorkItem,
+  type ScannerConfig,
   type ScanResult,
   STARTTLS_PROTOCOLS,
   type StarttlsProtocol,
@@ -33,6 +37,7 @@ import {
   type TlsProfile,
   type TlsVersionName,
   type TlsVersionSupport,
+  type WorkResponse,
 } from '@certkeeper/domain';
 import { IsIpLiteral, IsNullableString, ToBoolean } from '../../common/validation/decorators';
 import { TlsVersionDto } from '../endpoints/endpoints.dto';
@@ -42,19 +47,6 @@ import { TlsVersionDto } from '../endpoints/endpoints.dto';
 // OpenAPI file and, for results, carry the rules ScanResultsPipe checks each result against on
 // its own, so one bad result never fails the batch. A property reports its first failing rule
 // only, and rules run from the one nearest the property upwards: the type rule sits nearest.
-
-export const MAX_RESULTS_PER_POST = 1000;
-
-/** Bounds on what an agent may report, so one result cannot exhaust the server. */
-export const RESULT_LIMITS = {
-  error: 2000,
-  chain: MAX_PRESENTED_CHAIN,
-  pem: 64 * 1024,
-  suites: 400,
-  name: 200,
-  url: 4096,
-  document: 32 * 1024 * 1024,
-};
 
 /** null passes; anything else must pass the property's other rules. */
 const Nullable = () => ValidateIf((_object: object, value: unknown) => value !== null);
@@ -78,7 +70,7 @@ function WhenSuccessIs(success: boolean, holds: (value: unknown) => boolean, mes
   );
 }
 
-export class ScannerConfigDto {
+export class ScannerConfigDto implements ScannerConfig {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty() isDefault!: boolean;
@@ -115,7 +107,7 @@ export class WorkQueryDto {
   wait?: number;
 }
 
-export class HostWorkItemDto {
+export class HostWorkItemDto implements HostWorkItem {
   @ApiProperty({ format: 'uuid' }) endpointId!: string;
   @ApiProperty({ enum: ['host'] }) type!: 'host';
   @ApiProperty() dnsName!: string;
@@ -130,18 +122,18 @@ export class HostWorkItemDto {
   starttls!: StarttlsProtocol | null;
 }
 
-export class SamlWorkItemDto {
+export class SamlWorkItemDto implements SamlWorkItem {
   @ApiProperty({ format: 'uuid' }) endpointId!: string;
   @ApiProperty({ enum: ['saml'] }) type!: 'saml';
   @ApiProperty() metadataUrl!: string;
 }
 
-export class WorkResponseDto {
+export class WorkResponseDto implements WorkResponse {
   @ApiProperty({ type: 'array', items: { oneOf: [{ $ref: getSchemaPath(HostWorkItemDto) }, { $ref: getSchemaPath(SamlWorkItemDto) }] } })
   items!: (HostWorkItemDto | SamlWorkItemDto)[];
   @ApiProperty({
     type: 'array',
-    // By name: the schema is discovery's (registered by the controller), and its DTO file imports this one.
+    // By name: SweepWorkItemDto's file imports this one (the controller registers its schema).
     items: { $ref: getSchemaPath('SweepWorkItemDto') },
     description: 'Queued discovery sweeps of networks assigned to the caller, oldest first.',
   })

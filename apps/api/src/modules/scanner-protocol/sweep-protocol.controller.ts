@@ -12,8 +12,9 @@ import { RESULTS_BODY_LIMIT, type SweepReportsResponse, type SweepWorkItem } fro
 import type { ScannerPrincipal } from '../../common/auth/principal';
 import { CurrentScanner, ScannerOnly } from '../../common/auth/route-access';
 import { AcceptsBody } from '../../common/http/body-parsing';
-import { SweepReportsRequestDto, SweepReportsResponseDto, SweepWorkItemDto } from './sweep-protocol.dto';
-import { SweepsService } from './sweeps.service';
+import { type CheckedReport, SweepReportsRequestDto, SweepReportsResponseDto, SweepWorkItemDto } from './sweep-protocol.dto';
+import { SweepReportsPipe } from './sweep-reports.pipe';
+import { SweepsService } from '../discovery/sweeps.service';
 
 const plainText = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 
@@ -48,7 +49,8 @@ export class SweepProtocolController {
     summary: 'Report sweep progress and findings',
     description:
       'Scanner token only. Each report is applied on its own: `accepted`, `duplicate` (its `reportId` was applied before) or ' +
-      "`rejected` with a code: 400 a finding outside the sweep's ranges and ports (nothing of that report is kept), 403 a sweep of " +
+      '`rejected` with a code: 400 a malformed report (the error names each field, a finding by its place) or a finding outside ' +
+      "the sweep's ranges and ports (nothing of that report is kept), 403 a sweep of " +
       'another scanner, 404 no such sweep, 409 the sweep is not running any more (the agent stops sweeping it). Progress is absolute ' +
       'and never moves backwards; certificates are parsed here and stored in the global store.',
   })
@@ -56,8 +58,21 @@ export class SweepProtocolController {
   @AcceptsBody({ limit: RESULTS_BODY_LIMIT })
   @ApiBody({ type: SweepReportsRequestDto })
   @ApiOkResponse({ type: SweepReportsResponseDto, description: 'One outcome per report; a rejected report never blocks the others.' })
-  async postSweepReports(@CurrentScanner() scanner: ScannerPrincipal, @Body() body: SweepReportsRequestDto): Promise<SweepReportsResponse> {
-    return { reports: await this.sweeps.applyReports(scanner.scannerId, body.reports) };
+  async postSweepReports(
+    @CurrentScanner() scanner: ScannerPrincipal,
+    @Body(SweepReportsPipe) reports: CheckedReport[],
+  ): Promise<SweepReportsResponse> {
+    const applied = await this.sweeps.applyReports(
+      scanner.scannerId,
+      reports.flatMap((item) => (item.valid ? [item.report] : [])),
+    );
+    return {
+      reports: reports.map((item) =>
+        item.valid
+          ? applied.shift()!
+          : { reportId: item.reportId, sweepId: item.sweepId, status: 'rejected', code: 400, error: item.error },
+      ),
+    };
   }
 }
 

@@ -13,7 +13,7 @@ import type { SamlDocumentReading } from './saml-parse.worker';
  */
 export const SAML_PARSE_WORKER = __filename.endsWith('.js')
   ? join(__dirname, 'saml-parse.worker.js')
-  : join(__dirname, '../../../../../dist/apps/api/src/modules/ingest/saml-parse.worker.js');
+  : join(__dirname, '../../../../../dist/apps/api/src/modules/scanner-protocol/saml-parse.worker.js');
 
 // One thread, so one document is parsed at a time per API process: parsing is CPU-bound, the
 // images and the reference machine have two cores, and the event loop needs the other one.

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
-import { HostScanResultDto, MAX_RESULTS_PER_POST, SamlScanResultDto } from './ingest.dto';
+import { MAX_RESULTS_PER_POST } from '@certkeeper/domain';
+import { HostScanResultDto, SamlScanResultDto } from './scanner-protocol.dto';
 import { checkResult, ScanResultsPipe } from './scan-results.pipe';
 
 const NOW = new Date('2026-06-01T12:00:00Z');

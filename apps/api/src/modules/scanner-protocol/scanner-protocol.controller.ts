@@ -15,10 +15,11 @@ import {
   ScannerConfigDto,
   WorkQueryDto,
   WorkResponseDto,
-} from './ingest.dto';
-import { SweepWorkItemDto } from '../discovery/sweep-protocol.dto';
+} from './scanner-protocol.dto';
+import { SweepWorkItemDto } from './sweep-protocol.dto';
 import { SweepsService } from '../discovery/sweeps.service';
-import { IngestService } from './ingest.service';
+import { AgentWorkService } from './agent-work.service';
+import { ScanResultsService } from './scan-results.service';
 import { ScanResultsPipe } from './scan-results.pipe';
 
 /** The scanner protocol: scanner tokens only (docs/api-contract.md section 2). */
@@ -27,7 +28,8 @@ import { ScanResultsPipe } from './scan-results.pipe';
 @Controller('scanner')
 export class ScannerProtocolController {
   constructor(
-    private readonly ingest: IngestService,
+    private readonly work: AgentWorkService,
+    private readonly results: ScanResultsService,
     private readonly sweeps: SweepsService,
   ) {}
 
@@ -42,7 +44,7 @@ export class ScannerProtocolController {
   @ApiOkResponse({ type: ScannerConfigDto, description: "The calling scanner's own configuration; agents re-read it periodically." })
   async getScannerConfig(@CurrentScanner() scanner: ScannerPrincipal): Promise<ScannerConfig> {
     const [config, discoveryNetworks] = await Promise.all([
-      this.ingest.configOf(scanner.scannerId),
+      this.work.configOf(scanner.scannerId),
       this.sweeps.rangesSweptBy(scanner.scannerId),
     ]);
     return { ...config, discoveryNetworks };
@@ -65,7 +67,7 @@ export class ScannerProtocolController {
   @ApiOkResponse({ type: WorkResponseDto, description: 'Enabled, not scan-exempt host and saml endpoints assigned to the caller.' })
   async getScannerWork(@CurrentScanner() scanner: ScannerPrincipal, @Query() query: WorkQueryDto): Promise<WorkResponse> {
     const [items, sweeps] = await Promise.all([
-      this.ingest.workOf(scanner.scannerId, query.neverScanned ?? false, Math.round((query.wait ?? 0) * 1000)),
+      this.work.workOf(scanner.scannerId, query.neverScanned ?? false, Math.round((query.wait ?? 0) * 1000)),
       this.sweeps.queuedFor(scanner.scannerId),
     ]);
     return { items, sweeps };
@@ -95,6 +97,6 @@ export class ScannerProtocolController {
     @CurrentScanner() scanner: ScannerPrincipal,
     @Body(ScanResultsPipe) results: CheckedResult[],
   ): Promise<ResultsResponse> {
-    return { results: await this.ingest.ingestResults(scanner.scannerId, results) };
+    return { results: await this.results.ingestResults(scanner.scannerId, results) };
   }
 }
