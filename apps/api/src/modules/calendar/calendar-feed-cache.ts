@@ -12,12 +12,17 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 // Rows are read this far past the window's end, so they serve while the window moves for a day.
 const ROWS_AHEAD_MS = DAY_MS;
 /** Certificates remembered across scopes; the least recently used scope is forgotten first. */
-const MAX_ROWS = 50_000;
-/** Rendered events remembered, in bytes (an event is about 1.1 kB); least recently used first out. */
-const MAX_EVENT_BYTES = 32 * 1024 * 1024;
+const MAX_ROWS = 20_000;
+/**
+ * Rendered events shared between scopes, in bytes (an event is about 1.1 kB); least recently
+ * rendered or looked up first out. A kept scope also holds the events it last served.
+ */
+const MAX_EVENT_BYTES = 24 * 1024 * 1024;
 
 interface Scope {
   certificates: ExpiringCertificate[];
+  /** The event last served for each certificate, so a warm feed looks nothing up. */
+  events: (KeptEvent | undefined)[];
   /** Read with the window's end at this instant plus ROWS_AHEAD_MS. */
   readAt: number;
 }
@@ -58,29 +63,37 @@ export class CalendarFeedCache {
   /** The feed of a user with these tag subscriptions at `now`, as UTF-8 bytes. */
   async feed(subscriptions: readonly string[], now: Date): Promise<Buffer> {
     const windowEnd = feedWindowEnd(now).getTime();
-    const certificates = await this.certificatesOf(subscriptions, now);
+    const scope = await this.scopeOf(subscriptions, now);
     const events: RenderedEvent[] = [];
-    for (const certificate of certificates) {
-      if (certificate.notAfter.getTime() < windowEnd) events.push(this.eventOf(certificate, now));
-    }
+    scope.certificates.forEach((certificate, index) => {
+      if (certificate.notAfter.getTime() >= windowEnd) return;
+      const served = scope.events[index];
+      if (served && served.daysRemaining === daysRemaining(certificate.notAfter, now)) {
+        events.push(served);
+      } else {
+        events.push((scope.events[index] = this.eventOf(certificate, now)));
+      }
+    });
     return writeFeed(events, now);
   }
 
-  private async certificatesOf(subscriptions: readonly string[], now: Date): Promise<ExpiringCertificate[]> {
+  private async scopeOf(subscriptions: readonly string[], now: Date): Promise<Scope> {
     // Scopes are sets: the same tags in any order, or repeated, are one scope.
     const key = JSON.stringify([...new Set(subscriptions)].sort());
     const kept = this.scopes.get(key);
     if (kept && this.notifications.listening && now.getTime() - kept.readAt <= ROWS_AHEAD_MS) {
       this.keepScope(key, kept);
-      return kept.certificates;
+      return kept;
     }
     const generation = this.generation;
     const certificates = await this.expiry.findCurrentExpiringBefore(new Date(feedWindowEnd(now).getTime() + ROWS_AHEAD_MS), subscriptions);
-    if (this.notifications.listening && this.generation === generation) this.keepScope(key, { certificates, readAt: now.getTime() });
-    return certificates;
+    const scope = { certificates, events: [], readAt: now.getTime() };
+    if (this.notifications.listening && this.generation === generation) this.keepScope(key, scope);
+    return scope;
   }
 
-  private eventOf(certificate: ExpiringCertificate, now: Date): RenderedEvent {
+  /** The kept rendering of what `certificate` shows now, shared by every scope; rendered when there is none. */
+  private eventOf(certificate: ExpiringCertificate, now: Date): KeptEvent {
     const key = JSON.stringify([certificate.fingerprint, certificate.commonName, certificate.notAfter.getTime(), certificate.endpoints]);
     const kept = this.events.get(key);
     if (kept && kept.daysRemaining === daysRemaining(certificate.notAfter, now)) {

@@ -50,9 +50,8 @@ export interface RenderedEvent {
   daysRemaining: number;
 }
 
-// What DTSTAMP's value looks like (UTC DATE-TIME): always 16 octets, so a line never folded.
+// DTSTAMP's value (a UTC DATE-TIME) is always 16 octets, so its line is never folded.
 const STAMP_LINE = '\r\nDTSTAMP:';
-const STAMP_OCTETS = 16;
 
 /** DTSTAMP's value for `now`, as ical-generator writes it. */
 function stampOf(now: Date): string {
@@ -114,11 +113,11 @@ export function writeFeed(events: readonly RenderedEvent[], now: Date): Buffer {
   let length = FEED_HEAD.length + FEED_TAIL.length;
   for (const event of events) length += event.bytes.length;
   const feed = Buffer.allocUnsafe(length);
-  const stamp = stampOf(now);
+  const stamp = Buffer.from(stampOf(now), 'latin1');
   let offset = FEED_HEAD.copy(feed, 0);
   for (const event of events) {
     event.bytes.copy(feed, offset);
-    feed.write(stamp, offset + event.stampAt, STAMP_OCTETS, 'latin1');
+    stamp.copy(feed, offset + event.stampAt);
     offset += event.bytes.length;
   }
   FEED_TAIL.copy(feed, offset);
