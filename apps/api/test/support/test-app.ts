@@ -75,9 +75,12 @@ export async function createTestDatabase(): Promise<string> {
   return name;
 }
 
-/** The whole application on its own database, with a fake clock and captured logs. */
-export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
-  const databaseName = await createTestDatabase();
+/**
+ * The whole application on its own database, with a fake clock and captured logs; or, given
+ * `replicaOf`, a second application on that one's database, as another replica would be.
+ */
+export async function createTestApp(overrides: Partial<AppConfig> = {}, replicaOf?: TestApp): Promise<TestApp> {
+  const databaseName = replicaOf?.databaseName ?? (await createTestDatabase());
   const config = testConfig(databaseName, overrides);
   const clock = new FakeClock();
   const logs: Record<string, unknown>[] = [];
@@ -102,6 +105,7 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
     logs,
     close: async () => {
       await app.close();
+      if (replicaOf) return;
       await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
     },
   };

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ExpiryModule } from '../expiry/expiry.module';
+import { CalendarFeedCache } from './calendar-feed-cache';
 import { CalendarFeedController } from './calendar-feed.controller';
 import { CalendarRepository } from './calendar.repository';
 import { CalendarService } from './calendar.service';
@@ -9,6 +10,6 @@ import { CalendarTokenController } from './calendar-token.controller';
 @Module({
   imports: [ExpiryModule],
   controllers: [CalendarTokenController, CalendarFeedController],
-  providers: [CalendarRepository, CalendarService],
+  providers: [CalendarRepository, CalendarService, CalendarFeedCache],
 })
 export class CalendarModule {}

@@ -2,11 +2,8 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { hashToken, randomToken } from '../../common/auth/secrets';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { ExpiryRepository } from '../expiry/expiry.repository';
 import { CalendarRepository } from './calendar.repository';
-import { FEED_WINDOW_DAYS, renderExpiryCalendar } from './expiry-calendar';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { CalendarFeedCache } from './calendar-feed-cache';
 
 /** Where the feed is served; the file name after the token is free, this one is what we hand out. */
 const FEED_PATH = (token: string) => `/api/v1/calendar/u/${token}/certkeeper.ics`;
@@ -24,7 +21,7 @@ export interface RequestOrigin {
 export class CalendarService {
   constructor(
     private readonly calendar: CalendarRepository,
-    private readonly expiry: ExpiryRepository,
+    private readonly feeds: CalendarFeedCache,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -58,11 +55,6 @@ export class CalendarService {
   async renderFeed(token: string): Promise<Buffer> {
     const owner = await this.calendar.findOwnerByTokenHash(hashToken(token));
     if (!owner || owner.disabled) throw new NotFoundException('Calendar feed not found.');
-    const now = this.clock.now();
-    const certificates = await this.expiry.findCurrentExpiringBefore(
-      new Date(now.getTime() + FEED_WINDOW_DAYS * DAY_MS),
-      owner.tagSubscriptions,
-    );
-    return renderExpiryCalendar(certificates, now);
+    return this.feeds.feed(owner.tagSubscriptions, this.clock.now());
   }
 }

@@ -1,6 +1,6 @@
 import * as ical from 'node-ical';
 import type { ExpiringCertificate } from '../expiry/expiry.repository';
-import { ALARM_DAYS, REFRESH_INTERVAL, renderExpiryCalendar } from './expiry-calendar';
+import { ALARM_DAYS, REFRESH_INTERVAL, renderEvent, renderExpiryCalendar, writeFeed } from './expiry-calendar';
 
 // Every feed is read back with node-ical, a real iCalendar parser, as a calendar client would read it.
 
@@ -118,5 +118,19 @@ describe('renderExpiryCalendar', () => {
       `Certificate expiry: ünïcödé.example.com (${wide.endpoints.map((endpoint) => endpoint.name).join(', ')})`,
     );
     for (const endpoint of wide.endpoints) expect(text(event.description)).toContain(`- ${endpoint.name} (manual)`);
+  });
+
+  it('stamps a kept event with the time the feed is served, byte for byte as if rendered then', () => {
+    const multiByte = certificate({
+      fingerprint: 'e'.repeat(64),
+      commonName: 'ünïcödé, 😀.example.com',
+      notAfter: new Date(now.getTime() + 10 * DAY + 5 * 60 * 60 * 1000),
+    });
+    const plain = certificate({ fingerprint: 'f'.repeat(64), notAfter: multiByte.notAfter });
+    const later = new Date(now.getTime() + 3 * 60 * 60 * 1000 + 7000);
+    const served = writeFeed([renderEvent(multiByte, now), renderEvent(plain, now)], later);
+    expect(served.equals(renderExpiryCalendar([multiByte, plain], later))).toBe(true);
+    const { events } = parse(served);
+    expect(events.map((event) => event.dtstamp.toISOString())).toEqual([later.toISOString(), later.toISOString()]);
   });
 });
