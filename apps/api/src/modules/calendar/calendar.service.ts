@@ -1,12 +1,11 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { addDays } from '@certkeeper/domain';
 import { hashToken, randomToken } from '../../common/auth/secrets';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ExpiryRepository } from '../expiry/expiry.repository';
 import { CalendarRepository } from './calendar.repository';
 import { FEED_WINDOW_DAYS, renderExpiryCalendar } from './expiry-calendar';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Where the feed is served; the file name after the token is free, this one is what we hand out. */
 const FEED_PATH = (token: string) => `/api/v1/calendar/u/${token}/certkeeper.ics`;
@@ -59,10 +58,7 @@ export class CalendarService {
     const owner = await this.calendar.findOwnerByTokenHash(hashToken(token));
     if (!owner || owner.disabled) throw new NotFoundException('Calendar feed not found.');
     const now = this.clock.now();
-    const certificates = await this.expiry.findCurrentExpiringBefore(
-      new Date(now.getTime() + FEED_WINDOW_DAYS * DAY_MS),
-      owner.tagSubscriptions,
-    );
+    const certificates = await this.expiry.findCurrentExpiringBefore(addDays(now, FEED_WINDOW_DAYS), owner.tagSubscriptions);
     return renderExpiryCalendar(certificates, now);
   }
 }

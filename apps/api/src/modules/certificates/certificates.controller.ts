@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, type StreamableFile } from '@nestjs/common';
+import { expiringWithinBefore } from '@certkeeper/domain';
 import {
   ApiBody,
   ApiConflictResponse,
@@ -13,6 +14,7 @@ import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
+import { UploadBodyPipe, type UploadPayload } from './upload-body';
 import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
 import { streamCsv } from '../../common/http/csv/csv-export';
 import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export-format';
@@ -35,8 +37,6 @@ import type { ActiveLinkRow, CertificateSummary } from './certificates.repositor
 import { CertificatesService } from './certificates.service';
 import { ParseFingerprintPipe } from './fingerprint.pipe';
 import { MAX_UPLOAD_CERTIFICATES } from './upload-body';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const CERTIFICATE_BODY = {
   description:
@@ -185,7 +185,7 @@ export class CertificatesController {
   @ApiCreatedResponse({ type: CertificateDetailDto, description: 'The first certificate was new.' })
   @ApiOkResponse({ type: CertificateDetailDto, description: 'The first certificate was already stored.' })
   async uploadCertificate(
-    @Body() body: unknown,
+    @Body(UploadBodyPipe) body: UploadPayload,
     @Actor() actor: ActorContext,
     @Res({ passthrough: true }) res: Response,
   ): Promise<CertificateDetailDto> {
@@ -252,7 +252,7 @@ export class CertificatesController {
     return (await this.certificates.endpointsOf(fingerprint, false)).map(toLinkedEndpoint);
   }
 
-  /** Active links, or with `withinDays` the expiring ones: daysRemaining <= days  <=>  notAfter < now + (days + 1) * 24 h. */
+  /** Active links, or with `withinDays` the expiring ones (daysRemaining <= withinDays, expired included). */
   private async activeList(
     query: ActiveQueryDto,
     format: ExportFormat,
@@ -261,7 +261,7 @@ export class CertificatesController {
   ): Promise<string | StreamableFile> {
     const now = this.clock.now();
     const criteria = {
-      notAfterBefore: withinDays === null ? undefined : new Date(now.getTime() + (withinDays + 1) * DAY_MS),
+      notAfterBefore: withinDays === null ? undefined : expiringWithinBefore(withinDays, now),
       type: query.type,
       tags: query.tag,
       certUse: query.certUse,

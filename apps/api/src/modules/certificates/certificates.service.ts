@@ -19,7 +19,7 @@ import {
   type CertificateSummary,
 } from './certificates.repository';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
-import { readUploadBody } from './upload-body';
+import type { UploadPayload } from './upload-body';
 
 export interface EndpointUpload {
   endpointId: string;
@@ -57,8 +57,7 @@ export class CertificatesService {
   }
 
   /** POST /certificates: stores every certificate of the body; `created` tells whether the first was new. */
-  async storeUpload(body: unknown, actor: ActorContext): Promise<{ certificate: CertificateEntity; created: boolean }> {
-    const { certificates } = readUploadBody(body);
+  async storeUpload({ certificates }: UploadPayload, actor: ActorContext): Promise<{ certificate: CertificateEntity; created: boolean }> {
     const first = certificates[0].fingerprintSha256;
     const inserted = await this.certificates.inTransaction(async (transaction) => {
       const stored = await this.storeParsed(certificates, transaction);
@@ -77,11 +76,10 @@ export class CertificatesService {
   /** POST /endpoints/{id}/certificate: stores the body's certificates and links the first through the link state machine. */
   async uploadToEndpoint(
     endpointId: string,
-    body: unknown,
+    payload: UploadPayload,
     query: { certUse?: CertUse; replace: boolean },
     actor: ActorContext,
   ): Promise<EndpointUpload> {
-    const payload = readUploadBody(body);
     const certUse = query.certUse ?? payload.certUse ?? 'manual';
     const first = payload.certificates[0].fingerprintSha256;
     const outcome = await this.certificates.inTransaction(async (transaction) => {

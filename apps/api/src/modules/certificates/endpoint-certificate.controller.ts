@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
+import { UploadBodyPipe, type UploadPayload } from './upload-body';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
 import { CERTIFICATE_BODY, CERTIFICATE_MEDIA_TYPES } from './certificates.controller';
@@ -39,7 +40,7 @@ export class EndpointCertificateController {
   async uploadEndpointCertificate(
     @Param('id', ParseUUIDPipe) id: string,
     @Query() query: UploadQueryDto,
-    @Body() body: unknown,
+    @Body(UploadBodyPipe) body: UploadPayload,
     @Actor() actor: ActorContext,
     @Res({ passthrough: true }) res: Response,
   ): Promise<EndpointUploadResultDto> {
