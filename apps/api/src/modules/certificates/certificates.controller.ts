@@ -32,7 +32,7 @@ import {
   LinkedEndpointDto,
   LookupQueryDto,
 } from './certificates.dto';
-import { toActiveCertificate, toCertificateDetail, toCertificateSummary, toLinkedEndpoint } from './certificates.mapper';
+import { toActiveCertificate, toCertificateSummary, toLinkedEndpoint } from './certificates.mapper';
 import type { ActiveLinkRow, CertificateSummary } from './certificates.repository';
 import { CertificatesService } from './certificates.service';
 import { ParseFingerprintPipe } from './fingerprint.pipe';
@@ -164,8 +164,7 @@ export class CertificatesController {
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [CertificateSummaryDto] })
   async lookupCertificates(@Query() query: LookupQueryDto): Promise<CertificateSummaryDto[]> {
-    const now = this.clock.now();
-    return (await this.certificates.lookup(query)).map((row) => toCertificateSummary(row, now));
+    return this.certificates.lookup(query);
   }
 
   @Post()
@@ -191,7 +190,7 @@ export class CertificatesController {
   ): Promise<CertificateDetailDto> {
     const { certificate, created } = await this.certificates.storeUpload(body, actor);
     res.status(created ? 201 : 200);
-    return this.detail(certificate.fingerprint);
+    return this.certificates.getCertificate(certificate.fingerprint);
   }
 
   @Get(':fingerprint')
@@ -206,7 +205,7 @@ export class CertificatesController {
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: CertificateDetailDto })
   getCertificate(@Param('fingerprint', ParseFingerprintPipe) fingerprint: string): Promise<CertificateDetailDto> {
-    return this.detail(fingerprint);
+    return this.certificates.getCertificate(fingerprint);
   }
 
   @Delete(':fingerprint')
@@ -279,10 +278,5 @@ export class CertificatesController {
     const window = { ...criteria, limit: query.limit, offset: query.offset };
     setTotalCount(res, await this.certificates.listActive(window, (row) => page.add(toActiveCertificate(row, now))));
     return page.respond(res);
-  }
-
-  private async detail(fingerprint: string): Promise<CertificateDetailDto> {
-    const { certificate, ...related } = await this.certificates.getCertificate(fingerprint);
-    return toCertificateDetail(certificate, related, this.clock.now());
   }
 }
