@@ -357,7 +357,9 @@ describe('settings', () => {
         tagSubscriptions: ['env:prod', 'team:a'],
       });
       await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).send({ tags: [] }).expect(400);
-      await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).send(['bad\ntag']).expect(400);
+      // The sentence PUT /endpoints/{id}/tags uses: one rule, one message.
+      const bad = await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).send(['ok', 'bad\ntag']).expect(400);
+      expect(bad.text).toBe('tags[1] must be a string of 1 to 100 printable characters (category:value or value)\n');
       await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(viewer.token)).send([]).expect(200);
     });
   });

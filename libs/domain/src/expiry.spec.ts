@@ -1,4 +1,4 @@
-import { daysRemaining, expiringWithinBefore, isExpired } from './expiry';
+import { addDays, daysRemaining, expiringWithinBefore, isExpired } from './expiry';
 
 const now = new Date('2026-11-21T12:00:00Z');
 const hours = (n: number) => new Date(now.getTime() + n * 3600_000);
@@ -30,5 +30,12 @@ describe('expiringWithinBefore', () => {
     const before = expiringWithinBefore(days, now);
     expect(daysRemaining(new Date(before.getTime() - 1), now)).toBe(days);
     expect(daysRemaining(before, now)).toBe(days + 1);
+  });
+});
+
+describe('addDays', () => {
+  it('moves by whole days of 24 h, backwards when negative', () => {
+    expect(addDays(now, 365)).toEqual(hours(365 * 24));
+    expect(addDays(now, -3)).toEqual(hours(-72));
   });
 });

@@ -18,5 +18,10 @@ export function isExpired(notAfter: Date, now: Date): boolean {
  * included: daysRemaining(notAfter, now) <= days  <=>  notAfter < the result.
  */
 export function expiringWithinBefore(days: number, now: Date): Date {
-  return new Date(now.getTime() + (days + 1) * DAY_MS);
+  return addDays(now, days + 1);
+}
+
+/** The instant `days` whole days of 24 h after `instant` (before it when negative). */
+export function addDays(instant: Date, days: number): Date {
+  return new Date(instant.getTime() + days * DAY_MS);
 }

@@ -141,10 +141,8 @@ export async function createScanner(
   testApp: TestApp,
   name = `scanner-${randomBytes(3).toString('hex')}`,
 ): Promise<{ id: string; token: string }> {
-  const { scanner, token } = await testApp.app
-    .get(ScannersService)
-    .createScanner({ name }, { actor: 'test', actorId: null, requestId: null });
-  return { id: scanner.id, token };
+  const { id, token } = await testApp.app.get(ScannersService).createScanner({ name }, { actor: 'test', actorId: null, requestId: null });
+  return { id, token };
 }
 
 /** The default scanner (the embedded agent's), with a fresh token regenerated through the API by `admin`. */

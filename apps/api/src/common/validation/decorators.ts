@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { Transform } from 'class-transformer';
-import { cronExpressionProblem } from '@certkeeper/domain';
+import { cronExpressionProblem, isTag, TAG_RULE } from '@certkeeper/domain';
 import { IsEmail, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 
 /** Shared validation rules, so the same field reads the same way on every route. */
@@ -111,21 +111,13 @@ export function IsHttpUrl(): PropertyDecorator {
   });
 }
 
-// Printable characters only: no control characters, no line breaks.
-const TAG_PATTERN = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,100}$/u;
-
-/** A tag: `category:value` or a bare `value`, 1..100 printable characters, compared exactly. */
-export function isTag(value: unknown): value is string {
-  return typeof value === 'string' && TAG_PATTERN.test(value);
-}
-
-/** An array of tags (see isTag). */
+/** An array of tags (see isTag in libs/domain). */
 export function IsTagList(): PropertyDecorator {
   return ValidateBy({
     name: 'isTagList',
     validator: {
       validate: (value: unknown) => Array.isArray(value) && value.every(isTag),
-      defaultMessage: (args) => `${args?.property ?? 'tags'} must be strings of 1 to 100 printable characters (category:value or value)`,
+      defaultMessage: (args) => `${args?.property ?? 'tags'} must be strings of ${TAG_RULE}`,
     },
   });
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { alertBucket, type AlertBucket, daysRemaining, isExpired, type TemplateValues } from '@certkeeper/domain';
+import { alertBucket, type AlertBucket, daysRemaining, expiringWithinBefore, isExpired, type TemplateValues } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { type ExpiringCertificate, ExpiryRepository } from '../expiry/expiry.repository';
 import { Mailer, type MailSession, SmtpDeliveryError } from '../mail/mailer';
@@ -29,7 +29,6 @@ export interface AlertTotals {
   failures: AlertFailureCount[];
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 // How long `POST /alerts/run` waits for a run in progress elsewhere before answering 409.
 export const ON_DEMAND_MAX_WAIT_MS = 10 * 60 * 1000;
 // Users checked per query on a large first run: about 250,000 pending alerts in memory at most.
@@ -165,7 +164,7 @@ export class AlertsService {
   private async *dueAlerts(): AsyncGenerator<{ pending: Pending[]; alreadySent: number }> {
     const now = this.clock.now();
     const thresholds = await this.settings.alertThresholds();
-    const horizon = new Date(now.getTime() + (Math.max(...thresholds) + 1) * DAY_MS);
+    const horizon = expiringWithinBefore(Math.max(...thresholds), now);
     for (const group of groupBySubscriptions(await this.alerts.recipients())) {
       const due = (await this.expiry.findCurrentExpiringBefore(horizon, group.subscriptions)).flatMap((certificate) => {
         const bucket = alertBucket(daysRemaining(certificate.notAfter, now), isExpired(certificate.notAfter, now), thresholds);

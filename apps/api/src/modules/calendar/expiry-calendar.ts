@@ -1,4 +1,4 @@
-import { daysRemaining } from '@certkeeper/domain';
+import { addDays, daysRemaining } from '@certkeeper/domain';
 import { foldLines, ICalAlarmType, ICalCalendar, ICalCalendarMethod, ICalEvent, ICalEventTransparency } from 'ical-generator';
 import type { ExpiringCertificate } from '../expiry/expiry.repository';
 
@@ -16,7 +16,7 @@ export const FEED_WINDOW_DAYS = 365;
 
 /** The end of the feed's window at `now`: certificates expiring before it are in the feed. */
 export function feedWindowEnd(now: Date): Date {
-  return new Date(now.getTime() + FEED_WINDOW_DAYS * DAY_MS);
+  return addDays(now, FEED_WINDOW_DAYS);
 }
 
 const CALENDAR_NAME = 'Certkeeper certificate expiry';
@@ -83,7 +83,7 @@ export function renderEvent(certificate: ExpiringCertificate, now: Date): Render
       stamp: now,
       allDay: true,
       start: day,
-      end: new Date(day.getTime() + DAY_MS),
+      end: addDays(day, 1),
       summary: `Certificate expiry: ${label} (${names.join(', ')})`,
       description: [
         `Common name: ${commonName ?? '(none)'}`,

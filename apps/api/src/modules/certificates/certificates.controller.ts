@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, type StreamableFile } from '@nestjs/common';
+import { expiringWithinBefore } from '@certkeeper/domain';
 import {
   ApiBody,
   ApiConflictResponse,
@@ -13,6 +14,7 @@ import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
+import { UploadBodyPipe, type UploadPayload } from './upload-body';
 import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
 import { streamCsv } from '../../common/http/csv/csv-export';
 import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export-format';
@@ -30,13 +32,11 @@ import {
   LinkedEndpointDto,
   LookupQueryDto,
 } from './certificates.dto';
-import { toActiveCertificate, toCertificateDetail, toCertificateSummary, toLinkedEndpoint } from './certificates.mapper';
+import { toActiveCertificate, toCertificateSummary, toLinkedEndpoint } from './certificates.mapper';
 import type { ActiveLinkRow, CertificateSummary } from './certificates.repository';
 import { CertificatesService } from './certificates.service';
 import { ParseFingerprintPipe } from './fingerprint.pipe';
 import { MAX_UPLOAD_CERTIFICATES } from './upload-body';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const CERTIFICATE_BODY = {
   description:
@@ -164,8 +164,7 @@ export class CertificatesController {
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: [CertificateSummaryDto] })
   async lookupCertificates(@Query() query: LookupQueryDto): Promise<CertificateSummaryDto[]> {
-    const now = this.clock.now();
-    return (await this.certificates.lookup(query)).map((row) => toCertificateSummary(row, now));
+    return this.certificates.lookup(query);
   }
 
   @Post()
@@ -185,13 +184,13 @@ export class CertificatesController {
   @ApiCreatedResponse({ type: CertificateDetailDto, description: 'The first certificate was new.' })
   @ApiOkResponse({ type: CertificateDetailDto, description: 'The first certificate was already stored.' })
   async uploadCertificate(
-    @Body() body: unknown,
+    @Body(UploadBodyPipe) body: UploadPayload,
     @Actor() actor: ActorContext,
     @Res({ passthrough: true }) res: Response,
   ): Promise<CertificateDetailDto> {
     const { certificate, created } = await this.certificates.storeUpload(body, actor);
     res.status(created ? 201 : 200);
-    return this.detail(certificate.fingerprint);
+    return this.certificates.getCertificate(certificate.fingerprint);
   }
 
   @Get(':fingerprint')
@@ -206,7 +205,7 @@ export class CertificatesController {
   @RequirePermission('certs:view')
   @ApiOkResponse({ type: CertificateDetailDto })
   getCertificate(@Param('fingerprint', ParseFingerprintPipe) fingerprint: string): Promise<CertificateDetailDto> {
-    return this.detail(fingerprint);
+    return this.certificates.getCertificate(fingerprint);
   }
 
   @Delete(':fingerprint')
@@ -252,7 +251,7 @@ export class CertificatesController {
     return (await this.certificates.endpointsOf(fingerprint, false)).map(toLinkedEndpoint);
   }
 
-  /** Active links, or with `withinDays` the expiring ones: daysRemaining <= days  <=>  notAfter < now + (days + 1) * 24 h. */
+  /** Active links, or with `withinDays` the expiring ones (daysRemaining <= withinDays, expired included). */
   private async activeList(
     query: ActiveQueryDto,
     format: ExportFormat,
@@ -261,7 +260,7 @@ export class CertificatesController {
   ): Promise<string | StreamableFile> {
     const now = this.clock.now();
     const criteria = {
-      notAfterBefore: withinDays === null ? undefined : new Date(now.getTime() + (withinDays + 1) * DAY_MS),
+      notAfterBefore: withinDays === null ? undefined : expiringWithinBefore(withinDays, now),
       type: query.type,
       tags: query.tag,
       certUse: query.certUse,
@@ -279,10 +278,5 @@ export class CertificatesController {
     const window = { ...criteria, limit: query.limit, offset: query.offset };
     setTotalCount(res, await this.certificates.listActive(window, (row) => page.add(toActiveCertificate(row, now))));
     return page.respond(res);
-  }
-
-  private async detail(fingerprint: string): Promise<CertificateDetailDto> {
-    const { certificate, ...related } = await this.certificates.getCertificate(fingerprint);
-    return toCertificateDetail(certificate, related, this.clock.now());
   }
 }

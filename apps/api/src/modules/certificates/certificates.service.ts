@@ -1,9 +1,10 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { certificateCoversHostname, type ParsedCertificate, parseFingerprint } from '@certkeeper/domain';
+import { Clock } from '../../common/clock';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { EndpointsService } from '../endpoints/endpoints.service';
-import type { EndpointRow } from '../endpoints/endpoints.repository';
+import { toEndpointResponse } from '../endpoints/endpoints.mapper';
 import type { CertUse } from '../links/endpoint-certificate.entity';
 import { type LinkedEndpointRow, LinksRepository } from '../links/links.repository';
 import { LinksService } from '../links/links.service';
@@ -19,18 +20,15 @@ import {
   type CertificateSummary,
 } from './certificates.repository';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
-import { readUploadBody } from './upload-body';
-
-export interface EndpointUpload {
-  endpointId: string;
-  certUse: CertUse;
-  link: 'created' | 'reactivated' | 'unchanged';
-  retired: string[];
-  certificate: CertificateSummary;
-  storedFingerprints: string[];
-}
-
-export type SearchHit = { kind: 'certificate'; certificate: CertificateSummary } | { kind: 'endpoint'; endpoint: EndpointRow };
+import type {
+  CertificateDetailDto,
+  CertificateSearchItemDto,
+  CertificateSummaryDto,
+  EndpointSearchItemDto,
+  EndpointUploadResultDto,
+} from './certificates.dto';
+import { toCertificateDetail, toCertificateSummary } from './certificates.mapper';
+import type { UploadPayload } from './upload-body';
 
 @Injectable()
 export class CertificatesService {
@@ -41,6 +39,7 @@ export class CertificatesService {
     private readonly endpoints: EndpointsService,
     private readonly audit: AuditService,
     private readonly verdicts: TrustVerdictsService,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -57,8 +56,7 @@ export class CertificatesService {
   }
 
   /** POST /certificates: stores every certificate of the body; `created` tells whether the first was new. */
-  async storeUpload(body: unknown, actor: ActorContext): Promise<{ certificate: CertificateEntity; created: boolean }> {
-    const { certificates } = readUploadBody(body);
+  async storeUpload({ certificates }: UploadPayload, actor: ActorContext): Promise<{ certificate: CertificateEntity; created: boolean }> {
     const first = certificates[0].fingerprintSha256;
     const inserted = await this.certificates.inTransaction(async (transaction) => {
       const stored = await this.storeParsed(certificates, transaction);
@@ -77,11 +75,10 @@ export class CertificatesService {
   /** POST /endpoints/{id}/certificate: stores the body's certificates and links the first through the link state machine. */
   async uploadToEndpoint(
     endpointId: string,
-    body: unknown,
+    payload: UploadPayload,
     query: { certUse?: CertUse; replace: boolean },
     actor: ActorContext,
-  ): Promise<EndpointUpload> {
-    const payload = readUploadBody(body);
+  ): Promise<EndpointUploadResultDto> {
     const certUse = query.certUse ?? payload.certUse ?? 'manual';
     const first = payload.certificates[0].fingerprintSha256;
     const outcome = await this.certificates.inTransaction(async (transaction) => {
@@ -108,24 +105,20 @@ export class CertificatesService {
       certUse,
       link: outcome.created.length > 0 ? 'created' : outcome.reactivated.length > 0 ? 'reactivated' : 'unchanged',
       retired: outcome.retired,
-      certificate,
+      certificate: toCertificateSummary(certificate, this.clock.now()),
       storedFingerprints: payload.certificates.map((c) => c.fingerprintSha256),
     };
   }
 
-  async getCertificate(fingerprint: string): Promise<{
-    certificate: CertificateEntity;
-    issuerFingerprint: string | null;
-    current: LinkedEndpointRow[];
-    historical: LinkedEndpointRow[];
-  }> {
+  /** The certificate's detail as GET /certificates/{fingerprint} answers it. */
+  async getCertificate(fingerprint: string): Promise<CertificateDetailDto> {
     const certificate = await this.requireCertificate(fingerprint);
     const [issuerFingerprint, current, historical] = await Promise.all([
       this.certificates.findIssuerFingerprint(certificate),
       this.linkQueries.findEndpointsOf(certificate.fingerprint, true),
       this.linkQueries.findEndpointsOf(certificate.fingerprint, false),
     ]);
-    return { certificate, issuerFingerprint, current, historical };
+    return toCertificateDetail(certificate, { issuerFingerprint, current, historical }, this.clock.now());
   }
 
   async endpointsOf(fingerprint: string, current: boolean): Promise<LinkedEndpointRow[]> {
@@ -165,7 +158,7 @@ export class CertificatesService {
     return this.certificates.streamActive(criteria);
   }
 
-  async lookup(query: { fingerprint?: string; serialNumber?: string; hostname?: string }): Promise<CertificateSummary[]> {
+  async lookup(query: { fingerprint?: string; serialNumber?: string; hostname?: string }): Promise<CertificateSummaryDto[]> {
     if (!query.fingerprint && !query.serialNumber && !query.hostname) {
       throw new BadRequestException('Give at least one of fingerprint, serialNumber or hostname.');
     }
@@ -184,24 +177,32 @@ export class CertificatesService {
       hostnameCandidates: hostname ? hostnameCandidates(hostname) : undefined,
     });
     // The query finds candidates; the domain rules (one-label wildcards, CN only without DNS SANs) decide.
-    return hostname ? rows.filter((row) => certificateCoversHostname(row, hostname)) : rows;
+    const now = this.clock.now();
+    return (hostname ? rows.filter((row) => certificateCoversHostname(row, hostname)) : rows).map((row) => toCertificateSummary(row, now));
   }
 
   /** Certificates first, then endpoints; the page window runs across both. */
-  async search(q: string, window: { limit: number; offset: number }): Promise<{ hits: SearchHit[]; total: number }> {
+  async search(
+    q: string,
+    window: { limit: number; offset: number },
+  ): Promise<{ items: (CertificateSearchItemDto | EndpointSearchItemDto)[]; total: number }> {
     // The endpoint page's offset depends on how many certificates match, so its first read only counts.
     const [certificates, endpointCount] = await Promise.all([
       this.certificates.searchPage(q, window),
       this.endpoints.countEndpoints({ q }),
     ]);
-    const hits: SearchHit[] = certificates.rows.map((certificate) => ({ kind: 'certificate' as const, certificate }));
+    const now = this.clock.now();
+    const items: (CertificateSearchItemDto | EndpointSearchItemDto)[] = certificates.rows.map((certificate) => ({
+      kind: 'certificate' as const,
+      ...toCertificateSummary(certificate, now),
+    }));
     const endpointOffset = Math.max(0, window.offset - certificates.total);
-    const remaining = window.limit - hits.length;
+    const remaining = window.limit - items.length;
     if (remaining > 0 && endpointOffset < endpointCount) {
       const endpoints = await this.endpoints.listEndpoints({ q, limit: remaining, offset: endpointOffset });
-      hits.push(...endpoints.rows.map((endpoint) => ({ kind: 'endpoint' as const, endpoint })));
+      items.push(...endpoints.rows.map((endpoint) => ({ kind: 'endpoint' as const, ...toEndpointResponse(endpoint, now) })));
     }
-    return { hits, total: certificates.total + endpointCount };
+    return { items, total: certificates.total + endpointCount };
   }
 
   private async requireCertificate(fingerprint: string): Promise<CertificateEntity> {

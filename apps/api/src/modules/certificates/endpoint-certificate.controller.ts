@@ -2,22 +2,18 @@ import { Body, Controller, Param, ParseUUIDPipe, Post, Query, Res } from '@nestj
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
-import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
+import { UploadBodyPipe, type UploadPayload } from './upload-body';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
 import { CERTIFICATE_BODY, CERTIFICATE_MEDIA_TYPES } from './certificates.controller';
 import { EndpointUploadResultDto, UploadQueryDto } from './certificates.dto';
-import { toCertificateSummary } from './certificates.mapper';
 import { CertificatesService } from './certificates.service';
 
 @ApiTags('endpoints')
 @Controller('endpoints/:id/certificate')
 export class EndpointCertificateController {
-  constructor(
-    private readonly certificates: CertificatesService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly certificates: CertificatesService) {}
 
   @Post()
   @ApiOperation({
@@ -39,7 +35,7 @@ export class EndpointCertificateController {
   async uploadEndpointCertificate(
     @Param('id', ParseUUIDPipe) id: string,
     @Query() query: UploadQueryDto,
-    @Body() body: unknown,
+    @Body(UploadBodyPipe) body: UploadPayload,
     @Actor() actor: ActorContext,
     @Res({ passthrough: true }) res: Response,
   ): Promise<EndpointUploadResultDto> {
@@ -50,6 +46,6 @@ export class EndpointCertificateController {
       actor,
     );
     res.status(upload.link === 'created' ? 201 : 200);
-    return { ...upload, certificate: toCertificateSummary(upload.certificate, this.clock.now()) };
+    return upload;
   }
 }

@@ -1,20 +1,14 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
-import { Clock } from '../../common/clock';
 import { type Page, toPage } from '../../common/http/pagination';
-import { toEndpointResponse } from '../endpoints/endpoints.mapper';
 import { CertificateSearchItemDto, EndpointSearchItemDto, SearchQueryDto } from './certificates.dto';
-import { toCertificateSummary } from './certificates.mapper';
 import { CertificatesService } from './certificates.service';
 
 @ApiTags('search')
 @Controller('search')
 export class SearchController {
-  constructor(
-    private readonly certificates: CertificatesService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly certificates: CertificatesService) {}
 
   @Get()
   @ApiOperation({
@@ -45,13 +39,7 @@ export class SearchController {
     },
   })
   async search(@Query() query: SearchQueryDto): Promise<Page<CertificateSearchItemDto | EndpointSearchItemDto>> {
-    const now = this.clock.now();
-    const { hits, total } = await this.certificates.search(query.q, query);
-    const items = hits.map((hit) =>
-      hit.kind === 'certificate'
-        ? { kind: 'certificate' as const, ...toCertificateSummary(hit.certificate, now) }
-        : { kind: 'endpoint' as const, ...toEndpointResponse(hit.endpoint, now) },
-    );
+    const { items, total } = await this.certificates.search(query.q, query);
     return toPage(items, total, query);
   }
 }

@@ -1,4 +1,4 @@
-import { BadRequestException } from '@nestjs/common';
+import { BadRequestException, type PipeTransform } from '@nestjs/common';
 import { type CertificateParseError, type ParsedCertificate, parseCertificates } from '@certkeeper/domain';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 
@@ -20,7 +20,13 @@ export interface UploadPayload {
  * certificate is the one linked and described: the first of a PEM, the leaf of a PKCS #7 bundle
  * (the certificate that issued none of the others; see parseCertificates).
  */
-export function readUploadBody(body: unknown): UploadPayload {
+export class UploadBodyPipe implements PipeTransform<unknown, UploadPayload> {
+  transform(body: unknown): UploadPayload {
+    return readUploadBody(body);
+  }
+}
+
+function readUploadBody(body: unknown): UploadPayload {
   let input: string | Uint8Array;
   let certUse: CertUse | undefined;
   if (Buffer.isBuffer(body)) input = body;

@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { expiringWithinBefore } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { AlertsService } from '../alerts/alerts.service';
 import { ScannersService } from '../scanners/scanners.service';
@@ -9,7 +10,6 @@ import { type AlertingState, toDashboard } from './dashboard.mapper';
 import { DashboardRepository } from './dashboard.repository';
 
 const HOUR_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * HOUR_MS;
 
 export interface DashboardRequest {
   userId: string;
@@ -33,9 +33,9 @@ export class DashboardService {
   async forUser(request: DashboardRequest): Promise<DashboardResponseDto> {
     const now = this.clock.now();
     const [subscriptions, thresholds] = await Promise.all([this.subscriptions(request), this.settings.alertThresholds()]);
-    // daysRemaining <= d  <=>  notAfter < now + (d + 1) days: the alert buckets' and GET /certificates/expiring's rule.
-    const horizons = thresholds.map((days) => new Date(now.getTime() + (days + 1) * DAY_MS));
-    const expiringBefore = new Date(now.getTime() + (Math.max(...thresholds) + 1) * DAY_MS);
+    // The alert buckets' and GET /certificates/expiring's rule: daysRemaining <= d.
+    const horizons = thresholds.map((days) => expiringWithinBefore(days, now));
+    const expiringBefore = expiringWithinBefore(Math.max(...thresholds), now);
     const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
     // Independent reads, each on its own pooled connection.
     const [endpoints, links, errorEndpoints, expiring, staleScans, alerting] = await Promise.all([

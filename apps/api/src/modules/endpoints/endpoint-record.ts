@@ -1,3 +1,4 @@
+import { uniqueTags } from '@certkeeper/domain';
 import type { EndpointInputDto } from './endpoints.dto';
 import type { EndpointRecord } from './endpoints.repository';
 import type { EndpointType } from './endpoint.entity';
@@ -76,9 +77,4 @@ export function buildEndpointRecord(
 /** DNS is case-insensitive and a trailing dot names the same host. */
 export function normaliseDnsName(name: string): string {
   return name.toLowerCase().replace(/\.$/, '');
-}
-
-/** A set: the first occurrence of each tag, in order. */
-export function uniqueTags(tags: string[]): string[] {
-  return [...new Set(tags)];
 }

@@ -34,12 +34,15 @@ import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export
 import { type Page, setTotalCount, toPage } from '../../common/http/pagination';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
+import { TagListPipe } from '../../common/validation/tag-list.pipe';
+import { type BulkRow, BulkRowsPipe } from './bulk-rows';
 import {
   BulkResultDto,
   EndpointDetailResponseDto,
   EndpointInputDto,
   EndpointListQueryDto,
   EndpointResponseDto,
+  MAX_TAGS,
   ScanHistoryQueryDto,
   ScanHistoryRowDto,
   TlsProfileResponseDto,
@@ -135,7 +138,7 @@ export class EndpointsController {
   @AcceptsBody({ limit: UPLOAD_BODY_LIMIT })
   @ApiBody({ type: [EndpointInputDto] })
   @ApiOkResponse({ type: BulkResultDto, description: 'Per-row results; a failing row never blocks the others.' })
-  async bulkCreateEndpoints(@Body() rows: unknown, @Actor() actor: ActorContext): Promise<BulkResultDto> {
+  async bulkCreateEndpoints(@Body(BulkRowsPipe) rows: BulkRow[], @Actor() actor: ActorContext): Promise<BulkResultDto> {
     return toBulkResult(await this.endpoints.bulkCreate(rows, actor), this.clock.now());
   }
 
@@ -290,7 +293,11 @@ export class EndpointsController {
   @RequirePermission('endpoints:edit')
   @ApiBody({ schema: { type: 'array', items: { type: 'string' }, example: ['env:prod', 'team:payments'] } })
   @ApiOkResponse({ type: [String] })
-  replaceEndpointTags(@Param('id', ParseUUIDPipe) id: string, @Body() tags: unknown, @Actor() actor: ActorContext): Promise<string[]> {
+  replaceEndpointTags(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body(new TagListPipe(MAX_TAGS, `An endpoint has at most ${MAX_TAGS} tags.`)) tags: string[],
+    @Actor() actor: ActorContext,
+  ): Promise<string[]> {
     return this.endpoints.replaceTags(id, tags, actor);
   }
 }

@@ -1,13 +1,12 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import type { RowStream } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { type CurrentCertificateRow, LinksRepository } from '../links/links.repository';
-import { buildEndpointRecord, type RecordMode, uniqueTags } from './endpoint-record';
-import { EndpointInputDto, MAX_TAGS } from './endpoints.dto';
+import { buildEndpointRecord, type RecordMode } from './endpoint-record';
+import type { EndpointInputDto } from './endpoints.dto';
+import { type BulkRow, readEndpointRow } from './bulk-rows';
 import {
   type EndpointCriteria,
   type EndpointFilter,
@@ -18,9 +17,6 @@ import {
 } from './endpoints.repository';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import type { TlsProfileEntity } from './tls-profile.entity';
-import { isTag } from '../../common/validation/decorators';
-
-export const MAX_BULK_ROWS = 20_000;
 
 /** What a scanner scans: enabled, not scan-exempt host and saml endpoints (the work route's rule). */
 function isScannable(record: Pick<EndpointRecord, 'type' | 'enabled' | 'scanExempt'>): boolean {
@@ -75,12 +71,10 @@ export class EndpointsService {
 
   /**
    * Bulk import: every row is validated and checked on its own, good rows are inserted together,
-   * and a bad row never blocks a good one.
+   * and a bad row never blocks a good one. A row already refused at the edge is its sentence.
    */
-  async bulkCreate(rows: unknown, actor: ActorContext): Promise<BulkRowOutcome[]> {
-    if (!Array.isArray(rows)) throw new BadRequestException('The body must be a JSON array of endpoint records.');
-    if (rows.length > MAX_BULK_ROWS) throw new BadRequestException(`At most ${MAX_BULK_ROWS} rows per request.`);
-    return this.createRows(rows, actor, 'endpoint:bulk_create');
+  bulkCreate(rows: BulkRow[], actor: ActorContext): Promise<BulkRowOutcome[]> {
+    return this.createMany(rows, actor, 'endpoint:bulk_create');
   }
 
   /**
@@ -88,15 +82,15 @@ export class EndpointsService {
    * very checks of `POST /endpoints` and the bulk import: validation, the default-scanner rule and
    * the duplicate check. One outcome per row, as the bulk import answers.
    */
-  createRows(rows: unknown[], actor: ActorContext, action: 'endpoint:create' | 'endpoint:bulk_create'): Promise<BulkRowOutcome[]> {
-    return this.createMany(
-      rows.map((row) => validateRow(row)),
-      actor,
-      action,
-    );
+  createRows(
+    rows: Record<string, unknown>[],
+    actor: ActorContext,
+    action: 'endpoint:create' | 'endpoint:bulk_create',
+  ): Promise<BulkRowOutcome[]> {
+    return this.createMany(rows.map(readEndpointRow), actor, action);
   }
 
-  private async createMany(inputs: (EndpointInputDto | string)[], actor: ActorContext, action: string): Promise<BulkRowOutcome[]> {
+  private async createMany(inputs: BulkRow[], actor: ActorContext, action: string): Promise<BulkRowOutcome[]> {
     const requestedScanners = inputs.flatMap((input) => (typeof input !== 'string' && input.scannerId ? [input.scannerId] : []));
     const knownScanners = await this.endpoints.existingScannerIds([...new Set(requestedScanners)]);
 
@@ -208,24 +202,14 @@ export class EndpointsService {
     return (await this.getEndpoint(id)).tags;
   }
 
-  /** Replaces the tag set; the body is a bare JSON array of tags. */
-  async replaceTags(id: string, tags: unknown, actor: ActorContext): Promise<string[]> {
-    if (!Array.isArray(tags)) throw new BadRequestException('The body must be a JSON array of tags.');
-    if (tags.length > MAX_TAGS) throw new BadRequestException(`An endpoint has at most ${MAX_TAGS} tags.`);
-    const invalid = tags.findIndex((tag) => !isTag(tag));
-    if (invalid >= 0)
-      throw new BadRequestException(`tags[${invalid}] must be a string of 1 to 100 printable characters (category:value or value)`);
-    const unique = uniqueTags(tags as string[]);
+  /** Replaces the tag set with `tags`, repeats already kept once. */
+  async replaceTags(id: string, tags: string[], actor: ActorContext): Promise<string[]> {
     await this.endpoints.withWriteLock(async (transaction: Transaction) => {
       if (!(await this.endpoints.findById(id, transaction))) throw new NotFoundException('Endpoint not found.');
-      await this.endpoints.replaceTags(id, unique, transaction);
-      await this.audit.record(
-        actor,
-        { action: 'endpoint:tags', targetType: 'endpoint', targetId: id, details: { tags: unique } },
-        transaction,
-      );
+      await this.endpoints.replaceTags(id, tags, transaction);
+      await this.audit.record(actor, { action: 'endpoint:tags', targetType: 'endpoint', targetId: id, details: { tags } }, transaction);
     });
-    return unique;
+    return tags;
   }
 
   listTagCounts(): Promise<{ tag: string; endpointCount: number }[]> {
@@ -256,7 +240,7 @@ export class EndpointsService {
 type BuiltRow = { index: number; record: EndpointRecord };
 
 function buildRow(
-  input: EndpointInputDto | string,
+  input: BulkRow,
   index: number,
   knownScanners: Set<string>,
   defaultScannerId: string | null,
@@ -266,18 +250,6 @@ function buildRow(
   if (input.scannerId && !knownScanners.has(input.scannerId)) return refuse('scannerId: no scanner has this id');
   const built = buildEndpointRecord(input, 'create', null, defaultScannerId);
   return 'error' in built ? refuse(built.error) : { index, record: built.record };
-}
-
-/** The global ValidationPipe rules, applied to one bulk row: the DTO, or the problems as one line. */
-function validateRow(row: unknown): EndpointInputDto | string {
-  if (row === null || typeof row !== 'object' || Array.isArray(row)) return 'each row must be a JSON object';
-  const input = plainToInstance(EndpointInputDto, row);
-  const errors = validateSync(input, { whitelist: true, forbidNonWhitelisted: true });
-  return errors.length === 0 ? input : describe(errors);
-}
-
-function describe(errors: ValidationError[]): string {
-  return errors.flatMap((error) => Object.values(error.constraints ?? {})).join('; ');
 }
 
 function capitalise(text: string): string {

@@ -1,19 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
-import { Clock } from '../../common/clock';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
-import { CreateScannerDto, PatchScannerDto, ScannerResponseDto, ScannerWithTokenResponseDto, toScannerResponse } from './scanners.dto';
+import { CreateScannerDto, PatchScannerDto, ScannerResponseDto, ScannerWithTokenResponseDto } from './scanners.dto';
 import { ScannersService } from './scanners.service';
 
 @ApiTags('scanners')
 @Controller('scanners')
 export class ScannersController {
-  constructor(
-    private readonly scanners: ScannersService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly scanners: ScannersService) {}
 
   @Get()
   @ApiOperation({
@@ -25,8 +21,7 @@ export class ScannersController {
   @RequirePermission('scanners:view')
   @ApiOkResponse({ type: [ScannerResponseDto] })
   async listScanners(): Promise<ScannerResponseDto[]> {
-    const now = this.clock.now();
-    return (await this.scanners.listScanners()).map((scanner) => toScannerResponse(scanner, now));
+    return this.scanners.describeScanners();
   }
 
   @Post()
@@ -41,8 +36,7 @@ export class ScannersController {
   @ApiCreatedResponse({ type: ScannerWithTokenResponseDto })
   @ApiConflictResponse({ description: 'The name is taken.' })
   async createScanner(@Body() dto: CreateScannerDto, @Actor() actor: ActorContext): Promise<ScannerWithTokenResponseDto> {
-    const { scanner, token } = await this.scanners.createScanner(dto, actor);
-    return { ...toScannerResponse(scanner, this.clock.now()), token };
+    return this.scanners.createScanner(dto, actor);
   }
 
   @Get(':id')
@@ -55,7 +49,7 @@ export class ScannersController {
   @RequirePermission('scanners:view')
   @ApiOkResponse({ type: ScannerResponseDto })
   async getScanner(@Param('id', ParseUUIDPipe) id: string): Promise<ScannerResponseDto> {
-    return toScannerResponse(await this.scanners.getScanner(id), this.clock.now());
+    return this.scanners.describeScanner(id);
   }
 
   @Put(':id')
@@ -73,7 +67,7 @@ export class ScannersController {
     @Body() dto: CreateScannerDto,
     @Actor() actor: ActorContext,
   ): Promise<ScannerResponseDto> {
-    return toScannerResponse(await this.scanners.replaceScanner(id, dto, actor), this.clock.now());
+    return this.scanners.replaceScanner(id, dto, actor);
   }
 
   @Patch(':id')
@@ -89,7 +83,7 @@ export class ScannersController {
     @Body() dto: PatchScannerDto,
     @Actor() actor: ActorContext,
   ): Promise<ScannerResponseDto> {
-    return toScannerResponse(await this.scanners.patchScanner(id, dto, actor), this.clock.now());
+    return this.scanners.patchScanner(id, dto, actor);
   }
 
   @Delete(':id')
@@ -120,7 +114,7 @@ export class ScannersController {
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerResponseDto })
   async makeDefaultScanner(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<ScannerResponseDto> {
-    return toScannerResponse(await this.scanners.makeDefault(id, actor), this.clock.now());
+    return this.scanners.makeDefault(id, actor);
   }
 
   @Post(':id/regenerate-token')
@@ -134,7 +128,6 @@ export class ScannersController {
   @RequirePermission('scanners:edit')
   @ApiOkResponse({ type: ScannerWithTokenResponseDto })
   async regenerateScannerToken(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<ScannerWithTokenResponseDto> {
-    const { scanner, token } = await this.scanners.regenerateToken(id, actor);
-    return { ...toScannerResponse(scanner, this.clock.now()), token };
+    return this.scanners.regenerateToken(id, actor);
   }
 }

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { isScannerOnline } from '@certkeeper/domain';
 import { IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsCronExpression, IsOmittable } from '../../common/validation/decorators';
-import { DEFAULT_SCAN_CONCURRENCY, DEFAULT_SCAN_CRON, type ScannerEntity } from './scanner.entity';
+import { DEFAULT_SCAN_CONCURRENCY, DEFAULT_SCAN_CRON } from './scanner.entity';
 
 class ScannerSettingsDto {
   @ApiPropertyOptional({ default: DEFAULT_SCAN_CRON, description: 'A 5-field cron expression.' })
@@ -55,17 +54,4 @@ export class ScannerResponseDto {
 export class ScannerWithTokenResponseDto extends ScannerResponseDto {
   @ApiProperty({ description: 'The raw scanner token (`stx_s_...`). Shown once; only its hash is stored.' })
   token!: string;
-}
-
-export function toScannerResponse(scanner: ScannerEntity, now: Date): ScannerResponseDto {
-  return {
-    id: scanner.id,
-    name: scanner.name,
-    isDefault: scanner.isDefault,
-    scanCronExpression: scanner.scanCronExpression,
-    scanConcurrency: scanner.scanConcurrency,
-    createdAt: scanner.createdAt.toISOString(),
-    lastUsedAt: scanner.lastUsedAt?.toISOString() ?? null,
-    online: isScannerOnline(scanner.lastUsedAt, scanner.scanCronExpression, now),
-  };
 }

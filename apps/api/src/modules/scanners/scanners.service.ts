@@ -4,7 +4,8 @@ import { hashToken, randomToken } from '../../common/auth/secrets';
 import { Clock } from '../../common/clock';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { DEFAULT_SCAN_CONCURRENCY, DEFAULT_SCAN_CRON, type ScannerEntity } from './scanner.entity';
-import type { CreateScannerDto, PatchScannerDto } from './scanners.dto';
+import type { CreateScannerDto, PatchScannerDto, ScannerResponseDto, ScannerWithTokenResponseDto } from './scanners.dto';
+import { toScannerResponse } from './scanners.mapper';
 import { DuplicateScannerNameError, type ScannerChanges, ScannersRepository } from './scanners.repository';
 
 // lastUsedAt is written at most this often per scanner and process, so an agent's burst of
@@ -34,8 +35,19 @@ export class ScannersService {
     return scanner;
   }
 
+  /** Every scanner as GET /scanners answers it. */
+  async describeScanners(): Promise<ScannerResponseDto[]> {
+    const now = this.clock.now();
+    return (await this.listScanners()).map((scanner) => toScannerResponse(scanner, now));
+  }
+
+  /** One scanner as GET /scanners/{id} answers it; 404 for an unknown id. */
+  async describeScanner(id: string): Promise<ScannerResponseDto> {
+    return this.respond(await this.getScanner(id));
+  }
+
   /** Creates a scanner and returns it with its raw token, which exists only in this result. */
-  async createScanner(dto: CreateScannerDto, actor: ActorContext): Promise<{ scanner: ScannerEntity; token: string }> {
+  async createScanner(dto: CreateScannerDto, actor: ActorContext): Promise<ScannerWithTokenResponseDto> {
     const token = newScannerToken();
     return this.scanners.inTransaction(async (transaction) => {
       const scanner = await this.scanners
@@ -55,12 +67,12 @@ export class ScannersService {
         { action: 'scanner:create', targetType: 'scanner', targetId: scanner.id, details: { name: scanner.name } },
         transaction,
       );
-      return { scanner, token };
+      return { ...this.respond(scanner), token };
     });
   }
 
   /** PUT: omitted settings return to their defaults. */
-  replaceScanner(id: string, dto: CreateScannerDto, actor: ActorContext): Promise<ScannerEntity> {
+  replaceScanner(id: string, dto: CreateScannerDto, actor: ActorContext): Promise<ScannerResponseDto> {
     return this.changeScanner(id, actor, {
       name: dto.name,
       scanCronExpression: dto.scanCronExpression ?? DEFAULT_SCAN_CRON,
@@ -69,7 +81,7 @@ export class ScannersService {
   }
 
   /** PATCH: changes only what it names. */
-  patchScanner(id: string, dto: PatchScannerDto, actor: ActorContext): Promise<ScannerEntity> {
+  patchScanner(id: string, dto: PatchScannerDto, actor: ActorContext): Promise<ScannerResponseDto> {
     const changes: ScannerChanges = {};
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.scanCronExpression !== undefined) changes.scanCronExpression = dto.scanCronExpression;
@@ -77,7 +89,7 @@ export class ScannersService {
     return this.changeScanner(id, actor, changes);
   }
 
-  private changeScanner(id: string, actor: ActorContext, changes: ScannerChanges): Promise<ScannerEntity> {
+  private changeScanner(id: string, actor: ActorContext, changes: ScannerChanges): Promise<ScannerResponseDto> {
     return this.scanners.inTransaction(async (transaction) => {
       const updated = await this.scanners.update(id, changes, transaction).catch(mapDuplicateName);
       if (!updated) throw new NotFoundException('Scanner not found.');
@@ -86,7 +98,7 @@ export class ScannersService {
         { action: 'scanner:update', targetType: 'scanner', targetId: id, details: { ...changes } },
         transaction,
       );
-      return updated;
+      return this.respond(updated);
     });
   }
 
@@ -106,24 +118,28 @@ export class ScannersService {
     });
   }
 
-  async makeDefault(id: string, actor: ActorContext): Promise<ScannerEntity> {
+  async makeDefault(id: string, actor: ActorContext): Promise<ScannerResponseDto> {
     return this.scanners.inTransaction(async (transaction) => {
       if (!(await this.scanners.findById(id, transaction))) throw new NotFoundException('Scanner not found.');
       await this.scanners.makeDefault(id, transaction);
       await this.audit.record(actor, { action: 'scanner:set_default', targetType: 'scanner', targetId: id }, transaction);
-      return (await this.scanners.findById(id, transaction)) as ScannerEntity;
+      return this.respond((await this.scanners.findById(id, transaction)) as ScannerEntity);
     });
   }
 
   /** A new token; name, schedule, concurrency, default flag and pinned endpoints are kept. The old token stops working. */
-  async regenerateToken(id: string, actor: ActorContext): Promise<{ scanner: ScannerEntity; token: string }> {
+  async regenerateToken(id: string, actor: ActorContext): Promise<ScannerWithTokenResponseDto> {
     const token = newScannerToken();
     return this.scanners.inTransaction(async (transaction) => {
       const scanner = await this.scanners.update(id, { tokenHash: hashToken(token) }, transaction);
       if (!scanner) throw new NotFoundException('Scanner not found.');
       await this.audit.record(actor, { action: 'scanner:regenerate_token', targetType: 'scanner', targetId: id }, transaction);
-      return { scanner, token };
+      return { ...this.respond(scanner), token };
     });
+  }
+
+  private respond(scanner: ScannerEntity): ScannerResponseDto {
+    return toScannerResponse(scanner, this.clock.now());
   }
 
   /** The id endpoints without a pinned scanner are assigned to. */

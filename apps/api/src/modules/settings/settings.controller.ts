@@ -12,6 +12,7 @@ import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
+import { AlertThresholdsPipe } from './alert-thresholds.pipe';
 import { MailSettingsResponseDto, MailTestDto, UpdateMailSettingsDto } from './settings.dto';
 import { SettingsService } from './settings.service';
 
@@ -44,8 +45,8 @@ export class SettingsController {
     schema: { type: 'array', minItems: 1, maxItems: 20, uniqueItems: true, items: { type: 'integer', minimum: 1, maximum: 3650 } },
   })
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'integer' } }, description: 'Stored, descending.' })
-  replaceAlertThresholds(@Body() body: unknown, @Actor() actor: ActorContext): Promise<number[]> {
-    return this.settings.replaceAlertThresholds(body, actor);
+  replaceAlertThresholds(@Body(AlertThresholdsPipe) days: number[], @Actor() actor: ActorContext): Promise<number[]> {
+    return this.settings.replaceAlertThresholds(days, actor);
   }
 
   @Get('mail')

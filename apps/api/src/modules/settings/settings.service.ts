@@ -9,7 +9,6 @@ import { SettingsRepository } from './settings.repository';
 
 const THRESHOLDS_KEY = 'alert_thresholds';
 const MAIL_KEY = 'mail';
-const MAX_THRESHOLDS = 20;
 
 @Injectable()
 export class SettingsService {
@@ -27,10 +26,9 @@ export class SettingsService {
     return (await this.settings.read<number[]>(THRESHOLDS_KEY)) ?? DEFAULT_THRESHOLDS;
   }
 
-  async replaceAlertThresholds(body: unknown, actor: ActorContext): Promise<number[]> {
-    const problem = thresholdsProblem(body);
-    if (problem) throw new BadRequestException(problem);
-    const thresholds = [...(body as number[])].sort((a, b) => b - a);
+  /** `days` as AlertThresholdsPipe reads them; stored and answered descending. */
+  async replaceAlertThresholds(days: number[], actor: ActorContext): Promise<number[]> {
+    const thresholds = [...days].sort((a, b) => b - a);
     await this.settings.write(THRESHOLDS_KEY, thresholds);
     await this.audit.record(actor, {
       action: 'settings:alert_thresholds',
@@ -129,16 +127,6 @@ export class SettingsService {
   private async storedMail(): Promise<StoredMailConfig> {
     return { ...UNCONFIGURED_MAIL, ...((await this.settings.read<StoredMailConfig>(MAIL_KEY)) ?? {}) };
   }
-}
-
-/** A non-empty array of unique integers 1..3650, at most 20 (docs/api-contract.md section 6). */
-function thresholdsProblem(body: unknown): string | null {
-  if (!Array.isArray(body) || body.length === 0) return 'The body must be a non-empty JSON array of day counts.';
-  if (body.length > MAX_THRESHOLDS) return `At most ${MAX_THRESHOLDS} thresholds.`;
-  const bad = body.findIndex((value) => !Number.isInteger(value) || (value as number) < 1 || (value as number) > 3650);
-  if (bad >= 0) return `thresholds[${bad}] must be an integer from 1 to 3650`;
-  if (new Set(body).size !== body.length) return 'Thresholds must be unique.';
-  return null;
 }
 
 /**

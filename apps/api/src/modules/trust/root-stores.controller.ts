@@ -10,11 +10,9 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
-import { Clock } from '../../common/clock';
 import { AcceptsBody } from '../../common/http/body-parsing';
 import { ListWindowQueryDto, setTotalCount } from '../../common/http/pagination';
 import { CertificateSummaryDto } from '../certificates/certificates.dto';
-import { toCertificateSummary } from '../certificates/certificates.mapper';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
 import {
@@ -33,10 +31,7 @@ import { RootStoresService } from './root-stores.service';
 @ApiTags('certificates')
 @Controller('root-stores')
 export class RootStoresController {
-  constructor(
-    private readonly rootStores: RootStoresService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly rootStores: RootStoresService) {}
 
   @Get()
   @ApiOperation({
@@ -69,8 +64,7 @@ export class RootStoresController {
   ): Promise<CertificateSummaryDto[]> {
     const { rows, total } = await this.rootStores.anchorsOf(id, window);
     setTotalCount(res, total);
-    const now = this.clock.now();
-    return rows.map((row) => toCertificateSummary(row, now));
+    return rows;
   }
 
   @Post('import')

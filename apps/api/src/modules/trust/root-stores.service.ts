@@ -1,6 +1,8 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Clock } from '../../common/clock';
 import { type ActorContext, AuditService } from '../audit/audit.service';
-import type { CertificateSummary } from '../certificates/certificates.repository';
+import type { CertificateSummaryDto } from '../certificates/certificates.dto';
+import { toCertificateSummary } from '../certificates/certificates.mapper';
 import {
   type CcadbTexts,
   countsOf,
@@ -18,6 +20,7 @@ export class RootStoresService {
     private readonly trust: TrustRepository,
     private readonly refresher: RootStoreRefresher,
     private readonly audit: AuditService,
+    private readonly clock: Clock,
   ) {}
 
   listStores(): Promise<RootStoreRow[]> {
@@ -25,10 +28,12 @@ export class RootStoresService {
   }
 
   /** A window of the store's anchors by common name, with their number; 404 for an unknown store. */
-  async anchorsOf(storeId: string, window: { limit: number; offset: number }): Promise<{ rows: CertificateSummary[]; total: number }> {
+  async anchorsOf(storeId: string, window: { limit: number; offset: number }): Promise<{ rows: CertificateSummaryDto[]; total: number }> {
     if (!(await this.trust.findStore(storeId)))
       throw new NotFoundException(`Unknown root store ${storeId}; known: mozilla, apple, microsoft, chrome.`);
-    return this.trust.anchorsPage(storeId, window);
+    const { rows, total } = await this.trust.anchorsPage(storeId, window);
+    const now = this.clock.now();
+    return { rows: rows.map((row) => toCertificateSummary(row, now)), total };
   }
 
   /** The texts of an import form, applied like a refresh with source `upload` (all or nothing, 400 when unusable), and audited. */

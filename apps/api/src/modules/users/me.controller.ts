@@ -3,9 +3,10 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
 import { ClientAddress } from '../../common/http/client-address';
+import { TagListPipe } from '../../common/validation/tag-list.pipe';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
-import { MeResponseDto, UpdateMeDto } from './me.dto';
+import { MAX_SUBSCRIPTIONS, MeResponseDto, UpdateMeDto } from './me.dto';
 import { MeService } from './me.service';
 import type { UserEntity } from './user.entity';
 import { toUserResponse } from './users.dto';
@@ -49,10 +50,13 @@ export class MeController {
       'Alerts and the calendar feed then cover only endpoints carrying at least one of them; an empty array means every endpoint.',
   })
   @RequirePermission('self:access')
-  @ApiBody({ schema: { type: 'array', maxItems: 100, items: { type: 'string' }, example: ['env:prod', 'team:payments'] } })
+  @ApiBody({ schema: { type: 'array', maxItems: MAX_SUBSCRIPTIONS, items: { type: 'string' }, example: ['env:prod', 'team:payments'] } })
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'string' } } })
-  replaceTagSubscriptions(@CurrentUser() caller: UserPrincipal, @Body() body: unknown): Promise<string[]> {
-    return this.me.replaceTagSubscriptions(caller.userId, body);
+  replaceTagSubscriptions(
+    @CurrentUser() caller: UserPrincipal,
+    @Body(new TagListPipe(MAX_SUBSCRIPTIONS, `At most ${MAX_SUBSCRIPTIONS} subscriptions.`)) subscriptions: string[],
+  ): Promise<string[]> {
+    return this.me.replaceTagSubscriptions(caller.userId, subscriptions);
   }
 
   @Put()

@@ -3,6 +3,9 @@ import { Equals, IsBoolean, IsString, MaxLength, MinLength, ValidateIf } from 'c
 import { IsOmittable, IsRefused } from '../../common/validation/decorators';
 import { MIN_PASSWORD_LENGTH, UserResponseDto } from './users.dto';
 
+/** The most tags a user subscribes to. */
+export const MAX_SUBSCRIPTIONS = 100;
+
 export class MeResponseDto extends UserResponseDto {
   @ApiProperty({ type: [String], description: 'Tags whose endpoints the caller is alerted about; empty means every endpoint.' })
   tagSubscriptions!: string[];

@@ -1,5 +1,4 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { isTag } from '../../common/validation/decorators';
 import { hashPassword, verifyPassword } from '../../common/auth/secrets';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { LoginThrottle } from '../sessions/login-throttle';
@@ -8,8 +7,6 @@ import type { UpdateMeDto } from './me.dto';
 import type { UserEntity } from './user.entity';
 import { type UserChanges, UsersRepository } from './users.repository';
 import { changedFields } from './user-audit';
-
-const MAX_SUBSCRIPTIONS = 100;
 
 @Injectable()
 export class MeService {
@@ -28,15 +25,10 @@ export class MeService {
   }
 
   /**
-   * Replaces the caller's subscriptions (a bare JSON array of tags). None means every endpoint;
+   * Replaces the caller's subscriptions, repeats already kept once. None means every endpoint;
    * some mean only endpoints sharing at least one of them, for alerts and the calendar alike.
    */
-  async replaceTagSubscriptions(userId: string, body: unknown): Promise<string[]> {
-    if (!Array.isArray(body)) throw new BadRequestException('The body must be a JSON array of tags.');
-    if (body.length > MAX_SUBSCRIPTIONS) throw new BadRequestException(`At most ${MAX_SUBSCRIPTIONS} subscriptions.`);
-    const invalid = body.findIndex((tag) => !isTag(tag));
-    if (invalid >= 0) throw new BadRequestException(`[${invalid}] must be a tag: 1 to 100 printable characters (category:value or value)`);
-    const subscriptions = [...new Set(body as string[])];
+  async replaceTagSubscriptions(userId: string, subscriptions: string[]): Promise<string[]> {
     await this.getMe(userId);
     await this.users.update(userId, { tagSubscriptions: subscriptions });
     return subscriptions;
