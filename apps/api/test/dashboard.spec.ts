@@ -379,7 +379,7 @@ describe('GET /api/v1/dashboard: alerting', () => {
       });
 
       // A run with mail off is a run too: nothing sent.
-      expect(await runNow()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 0 });
+      expect(await runNow()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 0, failures: [] });
       expect(await alerting()).toMatchObject({
         mailEnabled: false,
         lastRunAt: later(0),
@@ -408,7 +408,12 @@ describe('GET /api/v1/dashboard: alerting', () => {
         .expect(201);
       smtp.failing = true;
       t.clock.advance(MINUTE);
-      expect(await runNow()).toEqual({ alertsSent: 0, alreadySent: 0, failed: 1 });
+      expect(await runNow()).toEqual({
+        alertsSent: 0,
+        alreadySent: 0,
+        failed: 1,
+        failures: [{ reason: 'rejected', replyCode: 451, count: 1 }],
+      });
       const failedRun = {
         mailEnabled: true,
         lastRunAt: later(MINUTE),
