@@ -2313,7 +2313,7 @@ export interface components {
         ResultOutcomeDto: {
             /**
              * @description Why a result was rejected: malformed, not assigned to this scanner, unknown endpoint.
-             * @enum {number}
+             * @enum {integer}
              */
             code?: 400 | 403 | 404;
             endpointId: string;
@@ -2492,7 +2492,7 @@ export interface components {
         SweepReportOutcomeDto: {
             /**
              * @description Why a report was rejected: 400 a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, 409 the sweep is not running any more (stop sweeping it).
-             * @enum {number}
+             * @enum {integer}
              */
             code?: 400 | 403 | 404 | 409;
             error?: string;
@@ -2714,7 +2714,14 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+        /** @description This request's id (the client's own when it sent a valid one), as in the logs and in the body of a 500. */
+        "X-Request-Id": string;
+        /** @description How many rows match; the body holds the window that `limit` and `offset` chose. */
+        "X-Total-Count": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2731,6 +2738,7 @@ export interface operations {
             /** @description Runs the alert job now (after any run in progress) and returns its totals. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2740,6 +2748,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2749,6 +2758,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2758,6 +2768,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +2778,8 @@ export interface operations {
             /** @description A run in progress on another replica lasted longer than 10 minutes; try again after Retry-After seconds. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2776,6 +2789,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,6 +2830,7 @@ export interface operations {
             /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2818,6 +2844,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2827,6 +2854,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2836,6 +2864,7 @@ export interface operations {
             /** @description The caller's role lacks audit:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2845,6 +2874,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2868,6 +2909,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,6 +2919,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2886,6 +2929,7 @@ export interface operations {
             /** @description Unknown e-mail, wrong password or disabled account (one answer for all three). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2895,6 +2939,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2904,6 +2949,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2913,6 +2959,8 @@ export interface operations {
             /** @description Too many failed attempts for this account from this address, or from this address; `Retry-After` says how many seconds to wait. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2922,6 +2970,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2941,6 +3001,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2948,6 +3009,7 @@ export interface operations {
             /** @description Called with an API key, which is not a session. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2957,6 +3019,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2966,6 +3029,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2975,6 +3039,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2994,6 +3070,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3003,6 +3080,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,6 +3090,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3032,6 +3122,7 @@ export interface operations {
             /** @description Redirect to the web interface with a one-time code. */
             302: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3039,6 +3130,7 @@ export interface operations {
             /** @description The flow cookie is missing, forged or expired, the state does not match, or the response was already used. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3048,6 +3140,7 @@ export interface operations {
             /** @description The provider reported an error, or its tokens do not verify. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,6 +3150,7 @@ export interface operations {
             /** @description The user is disabled, no role applies, or the e-mail address cannot be matched safely. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3066,6 +3160,7 @@ export interface operations {
             /** @description OIDC sign-in is not enabled. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3075,6 +3170,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3084,6 +3180,18 @@ export interface operations {
             /** @description The identity provider could not be reached within 10 seconds or answered badly. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3107,6 +3215,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3116,6 +3225,7 @@ export interface operations {
             /** @description `code` is missing or not a string. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3125,6 +3235,7 @@ export interface operations {
             /** @description Unknown, used or expired code, or not the browser that started the sign-in. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3134,6 +3245,7 @@ export interface operations {
             /** @description The account is disabled. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3143,6 +3255,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3152,6 +3265,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3161,6 +3275,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3184,6 +3310,7 @@ export interface operations {
             /** @description Redirect to the provider's authorization endpoint; sets the flow cookie. */
             302: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3191,6 +3318,7 @@ export interface operations {
             /** @description `redirect` is not a relative path on this site. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +3328,7 @@ export interface operations {
             /** @description OIDC sign-in is not enabled. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3209,6 +3338,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3218,6 +3348,18 @@ export interface operations {
             /** @description The identity provider could not be reached or its discovery document is unusable. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,6 +3385,7 @@ export interface operations {
             /** @description An iCalendar feed of the expiry dates of the certificates current on endpoints the token owner sees (their tag subscriptions; none means every endpoint), from already expired up to 365 days ahead: one all-day event per certificate, UID = SHA-256 fingerprint, display alarms 30, 14, 7 and 1 days before. The token in the path is the credential; no Authorization header is needed. Clients are asked to refresh hourly. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3252,6 +3395,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,6 +3405,7 @@ export interface operations {
             /** @description Unknown, rotated or cleared token, or a disabled user. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3270,6 +3415,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3304,6 +3461,8 @@ export interface operations {
             /** @description Sorted by notAfter; X-Total-Count gives the full size. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3315,6 +3474,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3324,6 +3484,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3333,6 +3494,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,6 +3504,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3365,37 +3539,18 @@ export interface operations {
                     certUse?: "tls" | "signing" | "encryption" | "manual";
                     pem: string;
                 };
-                "application/pkcs7-mime": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/pkix-cert": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/x-pem-file": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/x-pkcs7-certificates": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "text/plain": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
+                "application/pkcs7-mime": string;
+                "application/pkix-cert": string;
+                "application/x-pem-file": string;
+                "application/x-pkcs7-certificates": string;
+                "text/plain": string;
             };
         };
         responses: {
             /** @description The first certificate was already stored. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3405,6 +3560,7 @@ export interface operations {
             /** @description The first certificate was new. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,6 +3570,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3423,6 +3580,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3432,6 +3590,7 @@ export interface operations {
             /** @description The caller's role lacks certs:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +3600,7 @@ export interface operations {
             /** @description The body is over 10 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3610,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +3620,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3488,6 +3661,8 @@ export interface operations {
             /** @description One row per current (endpoint, certificate) link, soonest expiry first. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3499,6 +3674,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3508,6 +3684,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3517,6 +3694,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,6 +3704,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3557,6 +3747,8 @@ export interface operations {
             /** @description Current links expiring within `days` days, expired ones included (negative daysRemaining). With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3568,6 +3760,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,6 +3770,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3586,6 +3780,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3595,6 +3790,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3621,6 +3828,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3630,6 +3838,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3639,6 +3848,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3648,6 +3858,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3657,6 +3868,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3678,6 +3901,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3687,6 +3911,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3696,6 +3921,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,6 +3931,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3714,6 +3941,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3723,6 +3951,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,6 +3984,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3751,6 +3992,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3760,6 +4002,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3769,6 +4012,7 @@ export interface operations {
             /** @description The caller's role lacks certs:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3778,6 +4022,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3787,6 +4032,7 @@ export interface operations {
             /** @description A link (current or historical) references the certificate. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3796,6 +4042,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3818,6 +4076,7 @@ export interface operations {
             /** @description Endpoints presenting it now. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3827,6 +4086,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,6 +4096,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3845,6 +4106,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3854,6 +4116,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3863,6 +4126,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3885,6 +4160,7 @@ export interface operations {
             /** @description Endpoints that presented it, with the date last observed. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3894,6 +4170,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3903,6 +4180,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3912,6 +4190,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3921,6 +4200,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3930,6 +4210,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3956,6 +4248,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,6 +4258,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3974,6 +4268,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3983,6 +4278,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view or certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3992,6 +4288,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4021,6 +4329,7 @@ export interface operations {
             /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4034,6 +4343,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,6 +4353,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4052,6 +4363,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4061,6 +4373,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4084,6 +4408,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4093,6 +4418,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4102,6 +4428,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4111,6 +4438,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4120,6 +4448,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4129,6 +4458,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4138,6 +4468,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4159,6 +4501,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4168,6 +4511,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4177,6 +4521,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4186,6 +4531,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4195,6 +4541,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4204,6 +4551,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4229,6 +4588,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4238,6 +4598,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4247,6 +4608,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4256,6 +4618,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4265,6 +4628,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4274,6 +4638,7 @@ export interface operations {
             /** @description Already promoted, already tracked, or such an endpoint exists. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4283,6 +4648,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4292,6 +4658,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4301,6 +4668,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4320,6 +4699,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4329,6 +4709,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4338,6 +4719,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4347,6 +4729,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4356,6 +4739,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4379,6 +4774,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4388,6 +4784,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4397,6 +4794,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4406,6 +4804,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4415,6 +4814,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4424,6 +4824,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4433,6 +4834,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4442,6 +4844,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4463,6 +4877,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4472,6 +4887,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,6 +4897,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4490,6 +4907,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4499,6 +4917,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4508,6 +4927,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4533,6 +4964,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4542,6 +4974,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4551,6 +4984,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4560,6 +4994,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4569,6 +5004,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4578,6 +5014,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4587,6 +5024,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4596,6 +5034,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4605,6 +5044,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4626,6 +5077,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4633,6 +5085,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4642,6 +5095,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4651,6 +5105,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4660,6 +5115,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4669,6 +5125,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4694,6 +5162,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4703,6 +5172,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4712,6 +5182,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,6 +5192,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4730,6 +5202,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4739,6 +5212,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4748,6 +5222,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4757,6 +5232,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,6 +5242,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4790,6 +5278,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4799,6 +5289,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4808,6 +5299,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4817,6 +5309,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4826,6 +5319,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4835,6 +5329,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4857,6 +5363,7 @@ export interface operations {
             /** @description The queued sweep. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4866,6 +5373,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4875,6 +5383,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4884,6 +5393,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4893,6 +5403,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4902,6 +5413,7 @@ export interface operations {
             /** @description A sweep is already queued or running, or the network has no scanner. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4911,6 +5423,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4932,6 +5456,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4941,6 +5466,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4950,6 +5476,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4959,6 +5486,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4968,6 +5496,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4977,6 +5506,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5016,6 +5557,7 @@ export interface operations {
             /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5029,6 +5571,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5038,6 +5581,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5047,6 +5591,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5056,6 +5601,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5079,6 +5636,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5088,6 +5646,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5097,6 +5656,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5106,6 +5666,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5115,6 +5676,7 @@ export interface operations {
             /** @description An endpoint with the same identity exists on the same scanner. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5124,6 +5686,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5133,6 +5696,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5142,6 +5706,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,6 +5742,7 @@ export interface operations {
             /** @description Per-row results; a failing row never blocks the others. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5175,6 +5752,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5184,6 +5762,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5193,6 +5772,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5202,6 +5782,7 @@ export interface operations {
             /** @description The body is over 10 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5211,6 +5792,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5220,6 +5802,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5241,6 +5835,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5250,6 +5845,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5259,6 +5855,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5268,6 +5865,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5277,6 +5875,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5286,6 +5885,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5312,6 +5923,7 @@ export interface operations {
             /** @description Replaces the writable fields; omitted ones return to their defaults. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,6 +5933,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5330,6 +5943,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5339,6 +5953,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5348,6 +5963,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5357,6 +5973,7 @@ export interface operations {
             /** @description An endpoint with the same identity exists on the same scanner. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5366,6 +5983,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5375,6 +5993,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5384,6 +6003,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5405,6 +6036,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5412,6 +6044,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5421,6 +6054,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5430,6 +6064,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5439,6 +6074,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5448,6 +6084,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5474,6 +6122,7 @@ export interface operations {
             /** @description Changes only the fields it names. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5483,6 +6132,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5492,6 +6142,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5501,6 +6152,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5510,6 +6162,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5519,6 +6172,7 @@ export interface operations {
             /** @description An endpoint with the same identity exists on the same scanner. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5528,6 +6182,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5537,6 +6192,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5546,6 +6202,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5558,8 +6226,6 @@ export interface operations {
         parameters: {
             query?: {
                 certUse?: "tls" | "signing" | "encryption" | "manual";
-                /** @description Alias of certUse. */
-                cert_use?: "tls" | "signing" | "encryption" | "manual";
                 /** @description false keeps the endpoint's other current certificates of this use (key rollover). */
                 replace?: boolean;
             };
@@ -5577,37 +6243,18 @@ export interface operations {
                     certUse?: "tls" | "signing" | "encryption" | "manual";
                     pem: string;
                 };
-                "application/pkcs7-mime": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/pkix-cert": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/x-pem-file": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/x-pkcs7-certificates": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "text/plain": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
+                "application/pkcs7-mime": string;
+                "application/pkix-cert": string;
+                "application/x-pem-file": string;
+                "application/x-pkcs7-certificates": string;
+                "text/plain": string;
             };
         };
         responses: {
             /** @description An existing link was reactivated or was already current. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5617,6 +6264,7 @@ export interface operations {
             /** @description A new link was created. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5626,6 +6274,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5635,6 +6284,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5644,6 +6294,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5653,6 +6304,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5662,6 +6314,7 @@ export interface operations {
             /** @description The body is over 10 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5671,6 +6324,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5680,6 +6334,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5707,6 +6373,8 @@ export interface operations {
             /** @description Newest first; X-Total-Count gives the full size. Empty for manual endpoints. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5718,6 +6386,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5727,6 +6396,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5736,6 +6406,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5745,6 +6416,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5754,6 +6426,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5776,6 +6460,7 @@ export interface operations {
             /** @description The scan is requested; the agent scans the endpoint within moments. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5783,6 +6468,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5792,6 +6478,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5801,6 +6488,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5810,6 +6498,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5819,6 +6508,7 @@ export interface operations {
             /** @description The endpoint is manual, disabled or scan-exempt: no scanner scans it. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5828,6 +6518,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,6 +6551,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5858,6 +6561,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5867,6 +6571,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5876,6 +6581,7 @@ export interface operations {
             /** @description The caller's role lacks tags:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5885,6 +6591,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5894,6 +6601,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5919,6 +6638,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5928,6 +6648,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5937,6 +6658,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5946,6 +6668,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5955,6 +6678,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5964,6 +6688,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5973,6 +6698,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5982,6 +6708,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6003,6 +6741,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6012,6 +6751,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6021,6 +6761,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6030,6 +6771,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6039,6 +6781,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6048,6 +6791,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6067,6 +6822,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6076,6 +6832,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6085,6 +6842,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,6 +6852,8 @@ export interface operations {
             /** @description The database is unreachable. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6113,6 +6873,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6122,6 +6883,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6131,6 +6893,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6140,6 +6903,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6149,6 +6913,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,6 +6946,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6179,6 +6956,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6188,6 +6966,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6197,6 +6976,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6206,6 +6986,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6215,6 +6996,7 @@ export interface operations {
             /** @description A run of this task is already going (on this or another replica). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6224,6 +7006,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6243,6 +7037,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6252,6 +7047,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6261,6 +7057,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6270,6 +7067,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6279,6 +7077,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6302,6 +7112,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6311,6 +7122,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6320,6 +7132,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6329,6 +7142,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6338,6 +7152,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,6 +7162,18 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Too many wrong current passwords for this account or from this address; `Retry-After` says how many seconds to wait. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6356,6 +7183,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6375,6 +7214,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6384,6 +7224,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6393,6 +7234,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6402,6 +7244,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6411,6 +7254,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6434,6 +7289,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6443,6 +7299,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6452,6 +7309,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6461,6 +7319,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6470,6 +7329,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6479,6 +7339,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6488,6 +7349,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6509,6 +7382,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6516,6 +7390,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +7400,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6534,6 +7410,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6543,6 +7420,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6552,6 +7430,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6572,6 +7462,7 @@ export interface operations {
             /** @description A new token; any previous one no longer works. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6581,6 +7472,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6590,6 +7482,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6599,6 +7492,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6608,6 +7502,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,6 +7534,7 @@ export interface operations {
             /** @description Empty means every endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6637,6 +7544,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6646,6 +7554,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6655,6 +7564,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6664,6 +7574,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6687,6 +7609,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6696,6 +7619,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6705,6 +7629,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6714,6 +7639,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6723,6 +7649,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6732,6 +7659,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6741,6 +7669,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6760,6 +7700,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6769,6 +7710,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6778,6 +7720,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6787,6 +7730,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6796,6 +7740,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6818,6 +7774,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6827,6 +7784,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6836,6 +7794,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6845,6 +7804,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6854,6 +7814,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6863,6 +7824,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6889,6 +7862,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6898,6 +7872,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6907,6 +7882,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6916,6 +7892,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6925,6 +7902,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6934,6 +7912,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6943,6 +7922,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6952,6 +7932,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6975,6 +7967,7 @@ export interface operations {
             /** @description The default applies again (also when there was no override). */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6982,6 +7975,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6991,6 +7985,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7000,6 +7995,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7009,6 +8005,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7018,6 +8015,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,6 +8053,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7053,6 +8063,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7062,6 +8073,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7071,6 +8083,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7080,6 +8093,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7089,6 +8103,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7098,6 +8113,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7107,6 +8123,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7126,6 +8154,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7135,6 +8164,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7144,6 +8174,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7153,6 +8184,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7162,6 +8194,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7195,6 +8239,7 @@ export interface operations {
             /** @description The anchor count of each store after the import. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7204,6 +8249,7 @@ export interface operations {
             /** @description Not multipart, a missing, repeated or unknown field, a CSV that lacks a required column, or PEM reports that lack roots the CSV lists. Nothing was changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7213,6 +8259,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7222,6 +8269,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7235,6 +8283,7 @@ export interface operations {
              */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7244,6 +8293,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7253,6 +8303,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7278,6 +8340,8 @@ export interface operations {
             /** @description X-Total-Count gives the full size. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7287,6 +8351,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7296,6 +8361,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7305,6 +8371,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7314,6 +8381,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7323,6 +8391,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7343,6 +8423,7 @@ export interface operations {
             /** @description The calling scanner's own configuration; agents re-read it periodically. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7352,6 +8433,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7361,6 +8443,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7370,6 +8453,7 @@ export interface operations {
             /** @description The token is not a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7379,6 +8463,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7403,6 +8499,7 @@ export interface operations {
             /** @description One outcome per result; a rejected result never blocks the others. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7412,6 +8509,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7421,6 +8519,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7430,6 +8529,7 @@ export interface operations {
             /** @description The token is not a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,6 +8539,7 @@ export interface operations {
             /** @description The body is over 33 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7448,6 +8549,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7457,6 +8559,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7466,6 +8569,8 @@ export interface operations {
             /** @description Too many SAML metadata documents wait to be parsed; post the same batch again later (results already applied come back as duplicates). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7490,6 +8595,7 @@ export interface operations {
             /** @description One outcome per report; a rejected report never blocks the others. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7499,6 +8605,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7508,6 +8615,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7517,6 +8625,7 @@ export interface operations {
             /** @description The token is not a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7526,6 +8635,7 @@ export interface operations {
             /** @description The body is over 33 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7535,6 +8645,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7544,6 +8655,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7566,6 +8689,7 @@ export interface operations {
             /** @description The sweep to run now. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7575,6 +8699,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7584,6 +8709,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7597,6 +8723,7 @@ export interface operations {
              */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7606,6 +8733,7 @@ export interface operations {
             /** @description No sweep has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7615,6 +8743,7 @@ export interface operations {
             /** @description The sweep is not queued any more: another agent claimed it, or it failed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7624,6 +8753,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7649,6 +8790,7 @@ export interface operations {
             /** @description Enabled, not scan-exempt host and saml endpoints assigned to the caller. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7658,6 +8800,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7667,6 +8810,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7676,6 +8820,7 @@ export interface operations {
             /** @description The token is not a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7685,6 +8830,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7704,6 +8861,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7713,6 +8871,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7722,6 +8881,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7731,6 +8891,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7740,6 +8901,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7763,6 +8936,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7772,6 +8946,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7781,6 +8956,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7790,6 +8966,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7799,6 +8976,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7808,6 +8986,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7817,6 +8996,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7826,6 +9006,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7847,6 +9039,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7856,6 +9049,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7865,6 +9059,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7874,6 +9069,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7883,6 +9079,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7892,6 +9089,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7917,6 +9126,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7926,6 +9136,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7935,6 +9146,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7944,6 +9156,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7953,6 +9166,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7962,6 +9176,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7971,6 +9186,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7980,6 +9196,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7989,6 +9206,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8010,6 +9239,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8017,6 +9247,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8026,6 +9257,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8035,6 +9267,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8044,6 +9277,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8053,6 +9287,7 @@ export interface operations {
             /** @description The scanner is the only one, or the default. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8062,6 +9297,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8087,6 +9334,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8096,6 +9344,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8105,6 +9354,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8114,6 +9364,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8123,6 +9374,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8132,6 +9384,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8141,6 +9394,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8150,6 +9404,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8159,6 +9414,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8180,6 +9447,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8189,6 +9457,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8198,6 +9467,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8207,6 +9477,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8216,6 +9487,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8225,6 +9497,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8246,6 +9530,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8255,6 +9540,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8264,6 +9550,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8273,6 +9560,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8282,6 +9570,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8291,6 +9580,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8315,6 +9616,7 @@ export interface operations {
             /** @description Certificates (fingerprint prefix, common name, SANs) first, then endpoints (name, dnsName, metadataUrl). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8329,6 +9631,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8338,6 +9641,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8347,6 +9651,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8356,6 +9661,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8376,6 +9693,7 @@ export interface operations {
             /** @description Day counts, descending. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8385,6 +9703,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8394,6 +9713,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8403,6 +9723,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8412,6 +9733,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8436,6 +9769,7 @@ export interface operations {
             /** @description Stored, descending. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8445,6 +9779,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8454,6 +9789,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8463,6 +9799,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8472,6 +9809,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8481,6 +9819,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8490,6 +9829,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8509,6 +9860,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8518,6 +9870,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8527,6 +9880,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8536,6 +9890,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8545,6 +9900,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8568,6 +9935,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8577,6 +9945,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8586,6 +9955,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8595,6 +9965,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8604,6 +9975,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8613,6 +9985,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8622,6 +9995,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8646,6 +10031,7 @@ export interface operations {
             /** @description The SMTP server accepted the test message. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8653,6 +10039,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8662,6 +10049,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8671,6 +10059,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8680,6 +10069,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8689,6 +10079,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8698,6 +10089,7 @@ export interface operations {
             /** @description Mail is disabled or not configured. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8707,6 +10099,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8716,6 +10109,18 @@ export interface operations {
             /** @description The SMTP round trip failed; the body says how. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8735,6 +10140,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8744,6 +10150,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8753,6 +10160,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8762,6 +10170,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8771,6 +10180,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8794,6 +10215,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8803,6 +10225,7 @@ export interface operations {
             /** @description A field is missing, of the wrong type or out of range (one line per problem), or the issuer or client changed without the secret. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8812,6 +10235,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8821,6 +10245,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8830,6 +10255,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8839,6 +10265,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8848,6 +10275,7 @@ export interface operations {
             /** @description The issuer's discovery document is unusable; the body says why. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8857,6 +10285,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8876,6 +10316,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8885,6 +10326,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8894,6 +10336,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8903,6 +10346,7 @@ export interface operations {
             /** @description The caller's role lacks tags:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8912,6 +10356,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8931,6 +10387,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8940,6 +10397,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8949,6 +10407,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8958,6 +10417,7 @@ export interface operations {
             /** @description The caller's role lacks users:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8967,6 +10427,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8990,6 +10462,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8999,6 +10472,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9008,6 +10482,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9017,6 +10492,7 @@ export interface operations {
             /** @description The caller's role lacks users:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9026,6 +10502,7 @@ export interface operations {
             /** @description The e-mail address is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9035,6 +10512,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9044,6 +10522,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9053,6 +10532,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9074,6 +10565,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9083,6 +10575,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9092,6 +10585,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9101,6 +10595,7 @@ export interface operations {
             /** @description The caller's role lacks users:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9110,6 +10605,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9119,6 +10615,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9144,6 +10652,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9153,6 +10662,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9162,6 +10672,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9171,6 +10682,7 @@ export interface operations {
             /** @description The caller's role lacks users:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9180,6 +10692,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9189,6 +10702,7 @@ export interface operations {
             /** @description The e-mail address is taken, or the change would leave no enabled administrator. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9198,6 +10712,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,6 +10722,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9216,6 +10732,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9237,6 +10765,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9244,6 +10773,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9253,6 +10783,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9262,6 +10793,7 @@ export interface operations {
             /** @description The caller's role lacks users:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9271,6 +10803,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9280,6 +10813,7 @@ export interface operations {
             /** @description The user is the last enabled administrator. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9289,6 +10823,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9309,6 +10855,7 @@ export interface operations {
             /** @description The Prometheus text exposition format. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9318,6 +10865,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9327,6 +10875,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9336,6 +10885,18 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description More scrapes of this process at once than it serves; `Retry-After` says how many seconds to wait. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9345,6 +10906,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

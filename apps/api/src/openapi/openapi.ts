@@ -3,11 +3,13 @@ import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { ROUTE_ACCESS, type RouteAccess } from '../common/auth/route-access';
-import { tooLargeDescription, UNSUPPORTED_DESCRIPTION } from '../common/http/body-parsing';
+import { bodyKindOf, tooLargeDescription, UNSUPPORTED_DESCRIPTION } from '../common/http/body-parsing';
+import { headerRef, RESPONSE_HEADERS } from '../common/http/response-headers';
 
 interface ResponseObject {
   description: string;
   content?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
 }
 
 export const OPENAPI_JSON_PATH = 'api-docs/openapi.json';
@@ -42,7 +44,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
   });
   declarePublicOperations(document, publicOperationIds(app));
+  describeBodiesByMediaType(document);
   addCommonErrors(document);
+  declareResponseHeaders(document);
+  addNullToNullableEnums(document);
   return sortKeys(document);
 }
 
@@ -88,7 +93,7 @@ const plainText = (description: string) => ({ description, content: { 'text/plai
 /**
  * Completes every operation's error responses: 400 everywhere (validation where there is input
  * to reject; elsewhere the pipeline's own refusals), 404 where a path names a resource, 413 and
- * 415 where there is a body (routes with `@AcceptsBody` declare their own), 500 everywhere, and
+ * 415 where there is a body (routes with `@AcceptsBody` declare their own), 500 and 503 everywhere, and
  * every error body declared as plain text.
  */
 function addCommonErrors(document: OpenAPIObject): void {
@@ -108,11 +113,64 @@ function addCommonErrors(document: OpenAPIObject): void {
       }
       if (path.includes('{')) responses['404'] ??= plainText('No such resource.');
       responses['500'] ??= plainText('Unexpected failure; the body names the request id to find in the logs.');
+      // The exception filter answers any route whose database query cannot reach the database so.
+      responses['503'] ??= plainText('The database is unreachable; try again after `Retry-After` seconds.');
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 400 && !response.content) response.content = plainText(response.description).content;
       }
     }
   }
+}
+
+/**
+ * A body sent as PEM or text is a string, one sent as DER a binary string: only `application/json`
+ * carries the object `@ApiBody` describes (docs/api-contract.md section 5). The schema of each media
+ * type follows from how body-parsing reads it, so the two cannot disagree.
+ */
+function describeBodiesByMediaType(document: OpenAPIObject): void {
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const content = (pathItem[method]?.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+      for (const [mediaType, media] of Object.entries(content ?? {})) {
+        const kind = bodyKindOf(mediaType);
+        if (kind === 'text') media.schema = { type: 'string' };
+        if (kind === 'binary') media.schema = { type: 'string', format: 'binary' };
+      }
+    }
+  }
+}
+
+/**
+ * The headers every response, or every response of a kind, carries: `X-Request-Id` on all of them,
+ * `Retry-After` on every 429 and 503. Each is a reusable component; routes declare the others
+ * (`X-Total-Count`, the `Retry-After` of a 409) themselves.
+ */
+function declareResponseHeaders(document: OpenAPIObject): void {
+  document.components = { ...document.components, headers: { ...RESPONSE_HEADERS } };
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (!operation) continue;
+      for (const [status, response] of Object.entries(operation.responses as unknown as Record<string, ResponseObject>)) {
+        const headers: Record<string, unknown> = { ...response.headers, 'X-Request-Id': headerRef('X-Request-Id') };
+        if (status === '429' || status === '503') headers['Retry-After'] = headerRef('Retry-After');
+        response.headers = headers;
+      }
+    }
+  }
+}
+
+/**
+ * A nullable enum lists `null` among its values: in OpenAPI 3.0 `nullable: true` alone does not
+ * admit null past an `enum`, and strict generators then type the field without it.
+ */
+function addNullToNullableEnums(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(addNullToNullableEnums);
+  if (!value || typeof value !== 'object') return;
+  const schema = value as { nullable?: unknown; enum?: unknown[] };
+  // A new array: the decorators' enum arrays are the code's own constants, shared by other schemas.
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  Object.values(value).forEach(addNullToNullableEnums);
 }
 
 export function sortKeys<T>(value: T): T {

@@ -15,7 +15,7 @@ export const MAX_OFFSET = 10_000_000;
 /** A `limit`/`offset` query class with the given default and maximum page size. */
 function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
   class LimitOffset {
-    @ApiPropertyOptional({ minimum: 1, maximum: maxLimit, default: defaultLimit })
+    @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit })
     @IsOptional()
     @ToInteger()
     @IsInt()
@@ -23,7 +23,7 @@ function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
     @Max(maxLimit)
     limit: number = defaultLimit;
 
-    @ApiPropertyOptional({ minimum: 0, maximum: MAX_OFFSET, default: 0 })
+    @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OFFSET, default: 0 })
     @IsOptional()
     @ToInteger()
     @IsInt()
