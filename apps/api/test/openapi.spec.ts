@@ -181,4 +181,19 @@ describe('OpenAPI description', () => {
       ref('Retry-After'),
     );
   });
+
+  it('declares every error status that an operation description names, except the per-row codes inside a 200 body', () => {
+    const statuses = /\b(400|401|403|404|409|413|415|422|429|500|502|503)\b/g;
+    // These name the code each row, result or report gets inside the 200 answer, not the answer's status.
+    const perRow: Record<string, string[]> = {
+      'POST /api/v1/endpoints/bulk': ['409'],
+      'POST /api/v1/scanner/results': ['404'],
+      'POST /api/v1/scanner/sweep-reports': ['404', '409'],
+    };
+    for (const { route, op } of operations()) {
+      const named = new Set(op.description?.match(statuses) ?? []);
+      const undeclared = [...named].filter((status) => !op.responses[status] && !perRow[route]?.includes(status));
+      expect({ route, undeclared }).toEqual({ route, undeclared: [] });
+    }
+  });
 });

@@ -4548,6 +4548,16 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description The entry was promoted: delete its endpoint instead. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
