@@ -52,6 +52,19 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
+
+/** Every operation of the document, with its path. */
+function* operationsOf(document: OpenAPIObject): Generator<{ path: string; operation: OperationObject }> {
+  for (const [path, pathItem] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (operation) yield { path, operation };
+    }
+  }
+}
+
+const responsesOf = (operation: OperationObject) => operation.responses as unknown as Record<string, ResponseObject>;
 
 /**
  * The operationIds (method names) of the handlers declared `@Public()`, read from the same
@@ -80,11 +93,8 @@ function publicOperationIds(app: INestApplication): Set<string> {
 
 /** `security: []` overrides the document's bearer requirement: these routes take no token. */
 function declarePublicOperations(document: OpenAPIObject, publicIds: Set<string>): void {
-  for (const pathItem of Object.values(document.paths)) {
-    for (const method of METHODS) {
-      const operation = pathItem[method];
-      if (operation?.operationId && publicIds.has(operation.operationId)) operation.security = [];
-    }
+  for (const { operation } of operationsOf(document)) {
+    if (operation.operationId && publicIds.has(operation.operationId)) operation.security = [];
   }
 }
 
@@ -97,27 +107,23 @@ const plainText = (description: string) => ({ description, content: { 'text/plai
  * every error body declared as plain text.
  */
 function addCommonErrors(document: OpenAPIObject): void {
-  for (const [path, pathItem] of Object.entries(document.paths)) {
-    for (const method of METHODS) {
-      const operation = pathItem[method];
-      if (!operation) continue;
-      const responses = operation.responses as unknown as Record<string, ResponseObject>;
-      if ((operation.parameters?.length ?? 0) > 0 || operation.requestBody) {
-        responses['400'] ??= plainText('The request failed validation; one line per problem.');
-      }
-      // refuseNulInUrl and NoUnexpectedBodyInterceptor answer these on every route.
-      responses['400'] ??= plainText('The URL contains a NUL character, or the request has a non-empty body and this route takes none.');
-      if (operation.requestBody) {
-        responses['413'] ??= plainText(tooLargeDescription());
-        responses['415'] ??= plainText(UNSUPPORTED_DESCRIPTION);
-      }
-      if (path.includes('{')) responses['404'] ??= plainText('No such resource.');
-      responses['500'] ??= plainText('Unexpected failure; the body names the request id to find in the logs.');
-      // The exception filter answers any route whose database query cannot reach the database so.
-      responses['503'] ??= plainText('The database is unreachable; try again after `Retry-After` seconds.');
-      for (const [status, response] of Object.entries(responses)) {
-        if (Number(status) >= 400 && !response.content) response.content = plainText(response.description).content;
-      }
+  for (const { path, operation } of operationsOf(document)) {
+    const responses = responsesOf(operation);
+    if ((operation.parameters?.length ?? 0) > 0 || operation.requestBody) {
+      responses['400'] ??= plainText('The request failed validation; one line per problem.');
+    }
+    // refuseNulInUrl and NoUnexpectedBodyInterceptor answer these on every route.
+    responses['400'] ??= plainText('The URL contains a NUL character, or the request has a non-empty body and this route takes none.');
+    if (operation.requestBody) {
+      responses['413'] ??= plainText(tooLargeDescription());
+      responses['415'] ??= plainText(UNSUPPORTED_DESCRIPTION);
+    }
+    if (path.includes('{')) responses['404'] ??= plainText('No such resource.');
+    responses['500'] ??= plainText('Unexpected failure; the body names the request id to find in the logs.');
+    // The exception filter answers any route whose database query cannot reach the database so.
+    responses['503'] ??= plainText('The database is unreachable; try again after `Retry-After` seconds.');
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) >= 400 && !response.content) response.content = plainText(response.description).content;
     }
   }
 }
@@ -128,14 +134,12 @@ function addCommonErrors(document: OpenAPIObject): void {
  * type follows from how body-parsing reads it, so the two cannot disagree.
  */
 function describeBodiesByMediaType(document: OpenAPIObject): void {
-  for (const pathItem of Object.values(document.paths)) {
-    for (const method of METHODS) {
-      const content = (pathItem[method]?.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
-      for (const [mediaType, media] of Object.entries(content ?? {})) {
-        const kind = bodyKindOf(mediaType);
-        if (kind === 'text') media.schema = { type: 'string' };
-        if (kind === 'binary') media.schema = { type: 'string', format: 'binary' };
-      }
+  for (const { operation } of operationsOf(document)) {
+    const content = (operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+    for (const [mediaType, media] of Object.entries(content ?? {})) {
+      const kind = bodyKindOf(mediaType);
+      if (kind === 'text') media.schema = { type: 'string' };
+      if (kind === 'binary') media.schema = { type: 'string', format: 'binary' };
     }
   }
 }
@@ -147,15 +151,11 @@ function describeBodiesByMediaType(document: OpenAPIObject): void {
  */
 function declareResponseHeaders(document: OpenAPIObject): void {
   document.components = { ...document.components, headers: { ...RESPONSE_HEADERS } };
-  for (const pathItem of Object.values(document.paths)) {
-    for (const method of METHODS) {
-      const operation = pathItem[method];
-      if (!operation) continue;
-      for (const [status, response] of Object.entries(operation.responses as unknown as Record<string, ResponseObject>)) {
-        const headers: Record<string, unknown> = { ...response.headers, 'X-Request-Id': headerRef('X-Request-Id') };
-        if (status === '429' || status === '503') headers['Retry-After'] = headerRef('Retry-After');
-        response.headers = headers;
-      }
+  for (const { operation } of operationsOf(document)) {
+    for (const [status, response] of Object.entries(responsesOf(operation))) {
+      const headers: Record<string, unknown> = { ...response.headers, 'X-Request-Id': headerRef('X-Request-Id') };
+      if (status === '429' || status === '503') headers['Retry-After'] = headerRef('Retry-After');
+      response.headers = headers;
     }
   }
 }
