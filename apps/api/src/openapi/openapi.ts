@@ -190,7 +190,7 @@ const DOCS_ASSETS_ECHO = '/api-docs/api-docs/';
 /**
  * Serves the description at /api-docs/openapi.json and Swagger UI at /api-docs/index.html (both public).
  * Given `() => buildOpenApiDocument(app)`, the document is built at the first request for it rather
- * than at start-up, where scanning every route costs a few hundred ms (docs/decisions/0014-fast-start.md).
+ * than at start-up, where scanning every route would delay the start (its cost: docs/decisions/0014-fast-start.md).
  */
 export function serveOpenApi(app: INestApplication, document: OpenAPIObject | (() => OpenAPIObject)): void {
   // The page asks for its assets as ./api-docs/swagger-ui.css: right from /api-docs, but from
