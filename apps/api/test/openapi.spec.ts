@@ -142,6 +142,13 @@ describe('OpenAPI description', () => {
     const numbers = [...schemasIn(document)].filter(({ schema }) => schema.type === 'number').map(({ at }) => at);
     expect(numbers).toEqual(['/paths//api/v1/scanner/work/get/parameters/1/schema']);
     expect(document.paths['/api/v1/scanner/work'].get.parameters?.[1].name).toBe('wait');
+    const integers = [...schemasIn(document)].filter(({ schema }) => schema.type === 'integer');
+    for (const { at, schema } of integers)
+      expect({ at, format: schema.format }).toEqual({ at, format: expect.stringMatching(/^int(32|64)$/) as unknown });
+    expect(integers.filter(({ schema }) => schema.format === 'int64').map(({ at }) => at)).toEqual([
+      '/components/headers/X-Total-Count/schema',
+      '/components/schemas/PageEnvelopeDto/properties/totalCount',
+    ]);
   });
 
   it('declares X-Request-Id on every response, Retry-After on every 429 and 503, and X-Total-Count on the bare-array lists', () => {

@@ -1420,7 +1420,10 @@ export interface components {
             /** @enum {string} */
             certUse: "tls" | "signing" | "encryption" | "manual";
             commonName: string | null;
-            /** @description Negative once expired. */
+            /**
+             * Format: int32
+             * @description Negative once expired.
+             */
             daysRemaining: number;
             /** Format: uuid */
             endpointId: string;
@@ -1440,26 +1443,42 @@ export interface components {
             sans: string[];
         };
         AlertFailureCountDto: {
+            /** Format: int32 */
             count: number;
             /**
              * @description How the SMTP round trip failed (docs/api-contract.md section 6), never the text the relay sent; `internal` when the database or the job failed rather than the relay.
              * @enum {string}
              */
             reason: "outbound-denied" | "dns" | "refused" | "unreachable" | "timeout" | "tls" | "authentication" | "rejected" | "connection-lost" | "other" | "internal";
-            /** @description The reply code the relay answered with (550), when it answered with one. */
+            /**
+             * Format: int32
+             * @description The reply code the relay answered with (550), when it answered with one.
+             */
             replyCode: number | null;
         };
         AlertRunTotalsDto: {
+            /** Format: int32 */
             alertsSent: number;
-            /** @description Due alerts that earlier runs had delivered. */
+            /**
+             * Format: int32
+             * @description Due alerts that earlier runs had delivered.
+             */
             alreadySent: number;
-            /** @description Not accepted by the SMTP server; the next run retries them. */
+            /**
+             * Format: int32
+             * @description Not accepted by the SMTP server; the next run retries them.
+             */
             failed: number;
         };
         AlertTotalsDto: {
+            /** Format: int32 */
             alertsSent: number;
+            /** Format: int32 */
             alreadySent: number;
-            /** @description Not accepted by the SMTP server; retried on the next run. */
+            /**
+             * Format: int32
+             * @description Not accepted by the SMTP server; retried on the next run.
+             */
             failed: number;
             /** @description The failed alerts counted by reason and reply code, most frequent first; empty when none failed. */
             failures: components["schemas"]["AlertFailureCountDto"][];
@@ -1476,7 +1495,10 @@ export interface components {
             mailEnabled: boolean;
             /** @description Scanners that never called in or whose lastUsedAt is older than twice the longest gap of their schedule and at least 10 minutes, by name. */
             offlineScanners: components["schemas"]["OfflineScannerDto"][];
-            /** @description Deliveries that failed and wait for the next run: the failures of the latest run, each of which the next run retries. */
+            /**
+             * Format: int32
+             * @description Deliveries that failed and wait for the next run: the failures of the latest run, each of which the next run retries.
+             */
             pendingFailures: number;
         };
         ApiKeyResponseDto: {
@@ -1508,16 +1530,22 @@ export interface components {
             targetType: string;
         };
         BulkResultDto: {
+            /** Format: int32 */
             created: number;
+            /** Format: int32 */
             failed: number;
             results: components["schemas"]["BulkRowResultDto"][];
         };
         BulkRowResultDto: {
             endpoint?: components["schemas"]["EndpointResponseDto"];
             error?: string;
+            /** Format: int32 */
             index: number;
             ok: boolean;
-            /** @description 201, or the status the row would have had alone (400, 409). */
+            /**
+             * Format: int32
+             * @description 201, or the status the row would have had alone (400, 409).
+             */
             status: number;
         };
         CalendarTokenResponseDto: {
@@ -1536,7 +1564,10 @@ export interface components {
             commonName: string | null;
             crlDistributionPoints: string[];
             currentEndpoints: components["schemas"]["LinkedEndpointDto"][];
-            /** @description floor((notAfter - now) / 24 h); negative once expired. */
+            /**
+             * Format: int32
+             * @description floor((notAfter - now) / 24 h); negative once expired.
+             */
             daysRemaining: number;
             extendedKeyUsage: string[];
             /** @description SHA-256 of the DER, 64 lower-case hex. */
@@ -1552,6 +1583,7 @@ export interface components {
             /** @example RSA */
             keyAlgorithm: string;
             keyCurve: string | null;
+            /** Format: int32 */
             keySize: number | null;
             keyUsage: string[];
             /** Format: date-time */
@@ -1559,6 +1591,7 @@ export interface components {
             /** Format: date-time */
             notBefore: string;
             ocspUrls: string[];
+            /** Format: int32 */
             pathLength: number | null;
             pem: string;
             sans: string[];
@@ -1576,7 +1609,10 @@ export interface components {
         };
         CertificateSearchItemDto: {
             commonName: string | null;
-            /** @description floor((notAfter - now) / 24 h); negative once expired. */
+            /**
+             * Format: int32
+             * @description floor((notAfter - now) / 24 h); negative once expired.
+             */
             daysRemaining: number;
             /** @description SHA-256 of the DER, 64 lower-case hex. */
             fingerprint: string;
@@ -1585,6 +1621,7 @@ export interface components {
             issuerCommonName: string | null;
             /** @example RSA */
             keyAlgorithm: string;
+            /** Format: int32 */
             keySize: number | null;
             /** @enum {string} */
             kind: "certificate";
@@ -1601,7 +1638,10 @@ export interface components {
         };
         CertificateSummaryDto: {
             commonName: string | null;
-            /** @description floor((notAfter - now) / 24 h); negative once expired. */
+            /**
+             * Format: int32
+             * @description floor((notAfter - now) / 24 h); negative once expired.
+             */
             daysRemaining: number;
             /** @description SHA-256 of the DER, 64 lower-case hex. */
             fingerprint: string;
@@ -1610,6 +1650,7 @@ export interface components {
             issuerCommonName: string | null;
             /** @example RSA */
             keyAlgorithm: string;
+            /** Format: int32 */
             keySize: number | null;
             /** Format: date-time */
             notAfter: string;
@@ -1633,6 +1674,7 @@ export interface components {
         CreateScannerDto: {
             name: string;
             /**
+             * Format: int32
              * @description Endpoints probed in parallel.
              * @default 5
              */
@@ -1673,7 +1715,10 @@ export interface components {
             /** @enum {string} */
             certUse: "tls" | "signing" | "encryption" | "manual";
             commonName: string | null;
-            /** @description Negative once expired. */
+            /**
+             * Format: int32
+             * @description Negative once expired.
+             */
             daysRemaining: number;
             fingerprint: string;
             /** Format: date-time */
@@ -1688,18 +1733,33 @@ export interface components {
             sans: string[];
         };
         DashboardCountsDto: {
-            /** @description Current links (rows of GET /certificates/active), expired ones included. */
+            /**
+             * Format: int32
+             * @description Current links (rows of GET /certificates/active), expired ones included.
+             */
             activeCertificates: number;
             byType: components["schemas"]["EndpointTypeCountsDto"];
-            /** @description Endpoints in scope, whatever their state. */
+            /**
+             * Format: int32
+             * @description Endpoints in scope, whatever their state.
+             */
             endpoints: number;
-            /** @description Current links whose certificate has expired (notAfter <= now). */
+            /**
+             * Format: int32
+             * @description Current links whose certificate has expired (notAfter <= now).
+             */
             expired: number;
             /** @description One entry per configured alert threshold, largest first. */
             expiringWithin: components["schemas"]["ExpiringWithinDto"][];
-            /** @description Endpoints whose scans are stale (the staleScans panel in full). */
+            /**
+             * Format: int32
+             * @description Endpoints whose scans are stale (the staleScans panel in full).
+             */
             stale: number;
-            /** @description Endpoints with errorSince set (the errorEndpoints panel in full). */
+            /**
+             * Format: int32
+             * @description Endpoints with errorSince set (the errorEndpoints panel in full).
+             */
             withErrors: number;
         };
         DashboardResponseDto: {
@@ -1719,7 +1779,10 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             currentCertificates: components["schemas"]["CurrentCertificateDto"][];
-            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            /**
+             * Format: int32
+             * @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.
+             */
             daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
@@ -1734,6 +1797,7 @@ export interface components {
             metadataUrl: string | null;
             name: string;
             notes: string;
+            /** Format: int32 */
             port: number | null;
             /** @description host: the address the latest successful scan reached. */
             resolvedIp: string | null;
@@ -1777,6 +1841,7 @@ export interface components {
             /** @default  */
             notes: string;
             /**
+             * Format: int32
              * @description host only.
              * @default 443
              */
@@ -1816,7 +1881,10 @@ export interface components {
             chainComplete: boolean | null;
             /** Format: date-time */
             createdAt: string;
-            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            /**
+             * Format: int32
+             * @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.
+             */
             daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
@@ -1831,6 +1899,7 @@ export interface components {
             metadataUrl: string | null;
             name: string;
             notes: string;
+            /** Format: int32 */
             port: number | null;
             /** @description host: the address the latest successful scan reached. */
             resolvedIp: string | null;
@@ -1862,7 +1931,10 @@ export interface components {
             chainComplete: boolean | null;
             /** Format: date-time */
             createdAt: string;
-            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            /**
+             * Format: int32
+             * @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.
+             */
             daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
@@ -1879,6 +1951,7 @@ export interface components {
             metadataUrl: string | null;
             name: string;
             notes: string;
+            /** Format: int32 */
             port: number | null;
             /** @description host: the address the latest successful scan reached. */
             resolvedIp: string | null;
@@ -1906,8 +1979,11 @@ export interface components {
             updatedAt: string;
         };
         EndpointTypeCountsDto: {
+            /** Format: int32 */
             host: number;
+            /** Format: int32 */
             manual: number;
+            /** Format: int32 */
             saml: number;
         };
         EndpointUploadResultDto: {
@@ -1941,9 +2017,15 @@ export interface components {
             type: "host" | "saml" | "manual";
         };
         ExpiringWithinDto: {
-            /** @description Current links not yet expired with daysRemaining <= days. */
+            /**
+             * Format: int32
+             * @description Current links not yet expired with daysRemaining <= days.
+             */
             count: number;
-            /** @description A configured alert threshold. */
+            /**
+             * Format: int32
+             * @description A configured alert threshold.
+             */
             days: number;
         };
         HealthResponseDto: {
@@ -1981,6 +2063,7 @@ export interface components {
             /** Format: uuid */
             endpointId: string;
             ipAddress: string | null;
+            /** Format: int32 */
             port: number;
             /**
              * @description The plain-text upgrade to speak before every ClientHello, the profile included; null: implicit TLS.
@@ -2005,20 +2088,29 @@ export interface components {
             error?: string;
             /** Format: uuid */
             id: string;
-            /** @description Position in `ids`. */
+            /**
+             * Format: int32
+             * @description Position in `ids`.
+             */
             index: number;
             ok: boolean;
-            /** @description The status the action would have answered alone: 200, 201, 400, 404 or 409. */
+            /**
+             * Format: int32
+             * @description The status the action would have answered alone: 200, 201, 400, 404 or 409.
+             */
             status: number;
         };
         InboxBulkResultDto: {
+            /** Format: int32 */
             failed: number;
             results: components["schemas"]["InboxBulkItemDto"][];
+            /** Format: int32 */
             succeeded: number;
         };
         InboxEntryResponseDto: {
             address: string;
             commonName: string | null;
+            /** Format: int32 */
             daysRemaining: number | null;
             /**
              * Format: uuid
@@ -2040,6 +2132,7 @@ export interface components {
             networkId: string;
             /** Format: date-time */
             notAfter: string | null;
+            /** Format: int32 */
             port: number;
             sans: string[];
             /**
@@ -2095,6 +2188,7 @@ export interface components {
             host: string | null;
             /** @description Whether a password is stored; the password itself is never returned. */
             passwordSet: boolean;
+            /** Format: int32 */
             port: number | null;
             /** @enum {string} */
             tlsMode: "none" | "starttls" | "tls";
@@ -2252,8 +2346,11 @@ export interface components {
             loginUrl: string;
         };
         PageEnvelopeDto: {
+            /** Format: int32 */
             limit: number;
+            /** Format: int32 */
             offset: number;
+            /** Format: int64 */
             totalCount: number;
         };
         PatchNetworkDto: {
@@ -2287,6 +2384,7 @@ export interface components {
         PatchScannerDto: {
             name?: string;
             /**
+             * Format: int32
              * @description Endpoints probed in parallel.
              * @default 5
              */
@@ -2312,6 +2410,7 @@ export interface components {
         };
         ResultOutcomeDto: {
             /**
+             * Format: int32
              * @description Why a result was rejected: malformed, not assigned to this scanner, unknown endpoint.
              * @enum {integer}
              */
@@ -2334,6 +2433,7 @@ export interface components {
             viewer: string[];
         };
         RootStoreDto: {
+            /** Format: int32 */
             anchorCount: number;
             /** @enum {string} */
             id: "mozilla" | "apple" | "microsoft" | "chrome";
@@ -2347,19 +2447,40 @@ export interface components {
             updatedAt: string | null;
         };
         RootStoreImportResultDto: {
-            /** @description Anchors of the Apple store after the import. */
+            /**
+             * Format: int32
+             * @description Anchors of the Apple store after the import.
+             */
             apple: number;
-            /** @description Verdicts that re-evaluation changed (a pass already under way when the anchors changed may have changed some first). */
+            /**
+             * Format: int32
+             * @description Verdicts that re-evaluation changed (a pass already under way when the anchors changed may have changed some first).
+             */
             changed: number;
-            /** @description Anchors of the Chrome store after the import. */
+            /**
+             * Format: int32
+             * @description Anchors of the Chrome store after the import.
+             */
             chrome: number;
-            /** @description Certificates the trust re-evaluation after the import went through. */
+            /**
+             * Format: int32
+             * @description Certificates the trust re-evaluation after the import went through.
+             */
             evaluated: number;
-            /** @description Anchors of the Microsoft store after the import. */
+            /**
+             * Format: int32
+             * @description Anchors of the Microsoft store after the import.
+             */
             microsoft: number;
-            /** @description Anchors of the Mozilla store after the import. */
+            /**
+             * Format: int32
+             * @description Anchors of the Mozilla store after the import.
+             */
             mozilla: number;
-            /** @description CSV rows skipped for lack of a SHA-256 fingerprint. */
+            /**
+             * Format: int32
+             * @description CSV rows skipped for lack of a SHA-256 fingerprint.
+             */
             skippedRows: number;
         };
         SamlScanResultDto: {
@@ -2410,6 +2531,7 @@ export interface components {
             id: string;
             isDefault: boolean;
             name: string;
+            /** Format: int32 */
             scanConcurrency: number;
             scanCronExpression: string;
         };
@@ -2424,6 +2546,7 @@ export interface components {
             name: string;
             /** @description false when it never called in or its lastUsedAt is older than twice the longest gap of its scan schedule and at least 10 minutes. */
             online: boolean;
+            /** Format: int32 */
             scanConcurrency: number;
             scanCronExpression: string;
         };
@@ -2438,6 +2561,7 @@ export interface components {
             name: string;
             /** @description false when it never called in or its lastUsedAt is older than twice the longest gap of its scan schedule and at least 10 minutes. */
             online: boolean;
+            /** Format: int32 */
             scanConcurrency: number;
             scanCronExpression: string;
             /** @description The raw scanner token (`stx_s_...`). Shown once; only its hash is stored. */
@@ -2466,6 +2590,7 @@ export interface components {
             /** @description PEM blocks, leaf first, as presented. */
             chain: string[];
             cipherSuite: string | null;
+            /** Format: int32 */
             port: number;
             /** @description The address's reverse-DNS name; it was the handshake's SNI. */
             reverseName: string | null;
@@ -2473,7 +2598,10 @@ export interface components {
             tlsVersion: "SSLv3" | "TLSv1.0" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3" | null;
         };
         SweepReportDto: {
-            /** @description Addresses whose every port is finished, so far (absolute, not a delta). */
+            /**
+             * Format: int32
+             * @description Addresses whose every port is finished, so far (absolute, not a delta).
+             */
             addressesProbed: number;
             /** @description On a final report that stopped early, why. */
             error: string | null;
@@ -2491,6 +2619,7 @@ export interface components {
         };
         SweepReportOutcomeDto: {
             /**
+             * Format: int32
              * @description Why a report was rejected: 400 a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, 409 the sweep is not running any more (stop sweeping it).
              * @enum {integer}
              */
@@ -2510,9 +2639,15 @@ export interface components {
             reports: components["schemas"]["SweepReportOutcomeDto"][];
         };
         SweepResponseDto: {
-            /** @description Addresses whose every port was probed; grows while the sweep runs. */
+            /**
+             * Format: int32
+             * @description Addresses whose every port was probed; grows while the sweep runs.
+             */
             addressesProbed: number;
-            /** @description Addresses in the network (when queued) or in what the agent was given (once running). */
+            /**
+             * Format: int32
+             * @description Addresses in the network (when queued) or in what the agent was given (once running).
+             */
             addressesTotal: number;
             /** @description Why a failed sweep failed; null otherwise. */
             error: string | null;
@@ -2529,7 +2664,10 @@ export interface components {
              * @description The scanner whose agent runs it; null once it was deleted.
              */
             scannerId: string | null;
-            /** @description TLS services reported so far. */
+            /**
+             * Format: int32
+             * @description TLS services reported so far.
+             */
             servicesFound: number;
             /** Format: date-time */
             startedAt: string | null;
@@ -2548,6 +2686,7 @@ export interface components {
         TagSummaryDto: {
             /** @description The part before the first ":", null for a bare tag. */
             category: string | null;
+            /** Format: int32 */
             endpointCount: number;
             tag: string;
             value: string;
@@ -2611,6 +2750,7 @@ export interface components {
             host?: string | null;
             /** @description Omitted or null keeps the stored password; "" clears it. Required (400 otherwise) when a password is stored and host, port, tlsMode or username changes, or allowInvalidCertificate turns on: the stored password is only ever sent where it was entered for. */
             password?: string | null;
+            /** Format: int32 */
             port?: number | null;
             /**
              * @default starttls
@@ -9632,8 +9772,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: (components["schemas"]["CertificateSearchItemDto"] | components["schemas"]["EndpointSearchItemDto"])[];
+                        /** Format: int32 */
                         limit: number;
+                        /** Format: int32 */
                         offset: number;
+                        /** Format: int32 */
                         totalCount: number;
                     };
                 };

@@ -47,7 +47,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   describeBodiesByMediaType(document);
   addCommonErrors(document);
   declareResponseHeaders(document);
-  addNullToNullableEnums(document);
+  completeSchemas(document);
   return sortKeys(document);
 }
 
@@ -160,17 +160,25 @@ function declareResponseHeaders(document: OpenAPIObject): void {
   }
 }
 
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
 /**
- * A nullable enum lists `null` among its values: in OpenAPI 3.0 `nullable: true` alone does not
- * admit null past an `enum`, and strict generators then type the field without it.
+ * Walks every schema of the document:
+ * - a nullable enum lists `null` among its values: in OpenAPI 3.0 `nullable: true` alone does not
+ *   admit null past an `enum`, and strict generators then type the field without it;
+ * - an integer without a format is `int32` unless its declared bounds go past 32 bits (`int64`);
+ *   a value that may outgrow them without bounds (a total count of rows) declares `int64` itself.
  */
-function addNullToNullableEnums(value: unknown): void {
-  if (Array.isArray(value)) return value.forEach(addNullToNullableEnums);
+function completeSchemas(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(completeSchemas);
   if (!value || typeof value !== 'object') return;
-  const schema = value as { nullable?: unknown; enum?: unknown[] };
+  const schema = value as { type?: unknown; format?: unknown; nullable?: unknown; enum?: unknown[]; minimum?: number; maximum?: number };
   // A new array: the decorators' enum arrays are the code's own constants, shared by other schemas.
   if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
-  Object.values(value).forEach(addNullToNullableEnums);
+  if (schema.type === 'integer' && schema.format === undefined) {
+    schema.format = (schema.minimum ?? 0) >= INT32.min && (schema.maximum ?? 0) <= INT32.max ? 'int32' : 'int64';
+  }
+  Object.values(value).forEach(completeSchemas);
 }
 
 export function sortKeys<T>(value: T): T {

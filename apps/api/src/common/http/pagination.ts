@@ -23,7 +23,7 @@ function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
     @Max(maxLimit)
     limit: number = defaultLimit;
 
-    @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OFFSET, default: 0 })
+    @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 })
     @IsOptional()
     @ToInteger()
     @IsInt()
@@ -57,7 +57,7 @@ export function setTotalCount(res: Response, totalCount: number): void {
 }
 
 export class PageEnvelopeDto {
-  @ApiProperty({ type: 'integer' }) totalCount!: number;
+  @ApiProperty({ type: 'integer', format: 'int64' }) totalCount!: number;
   @ApiProperty({ type: 'integer' }) limit!: number;
   @ApiProperty({ type: 'integer' }) offset!: number;
 }
