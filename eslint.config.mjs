@@ -26,7 +26,20 @@ const DOMAIN_BANNED = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', 'data/**', 'tmp/**', '**/*.js', '**/*.mjs'] },
+  // tools/openapi/hey-api/flow.ts imports a client generated at test time; tsc checks it there, strict.
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.nx/**',
+      'data/**',
+      'tmp/**',
+      '**/*.js',
+      '**/*.mjs',
+      'tools/openapi/hey-api/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1420,7 +1420,10 @@ export interface components {
             /** @enum {string} */
             certUse: "tls" | "signing" | "encryption" | "manual";
             commonName: string | null;
-            /** @description Negative once expired. */
+            /**
+             * Format: int32
+             * @description Negative once expired.
+             */
             daysRemaining: number;
             /** Format: uuid */
             endpointId: string;
@@ -1440,26 +1443,42 @@ export interface components {
             sans: string[];
         };
         AlertFailureCountDto: {
+            /** Format: int32 */
             count: number;
             /**
              * @description How the SMTP round trip failed (docs/api-contract.md section 6), never the text the relay sent; `internal` when the database or the job failed rather than the relay.
              * @enum {string}
              */
             reason: "outbound-denied" | "dns" | "refused" | "unreachable" | "timeout" | "tls" | "authentication" | "rejected" | "connection-lost" | "other" | "internal";
-            /** @description The reply code the relay answered with (550), when it answered with one. */
+            /**
+             * Format: int32
+             * @description The reply code the relay answered with (550), when it answered with one.
+             */
             replyCode: number | null;
         };
         AlertRunTotalsDto: {
+            /** Format: int32 */
             alertsSent: number;
-            /** @description Due alerts that earlier runs had delivered. */
+            /**
+             * Format: int32
+             * @description Due alerts that earlier runs had delivered.
+             */
             alreadySent: number;
-            /** @description Not accepted by the SMTP server; the next run retries them. */
+            /**
+             * Format: int32
+             * @description Not accepted by the SMTP server; the next run retries them.
+             */
             failed: number;
         };
         AlertTotalsDto: {
+            /** Format: int32 */
             alertsSent: number;
+            /** Format: int32 */
             alreadySent: number;
-            /** @description Not accepted by the SMTP server; retried on the next run. */
+            /**
+             * Format: int32
+             * @description Not accepted by the SMTP server; retried on the next run.
+             */
             failed: number;
             /** @description The failed alerts counted by reason and reply code, most frequent first; empty when none failed. */
             failures: components["schemas"]["AlertFailureCountDto"][];
@@ -1476,7 +1495,10 @@ export interface components {
             mailEnabled: boolean;
             /** @description Scanners that never called in or whose lastUsedAt is older than twice the longest gap of their schedule and at least 10 minutes, by name. */
             offlineScanners: components["schemas"]["OfflineScannerDto"][];
-            /** @description Deliveries that failed and wait for the next run: the failures of the latest run, each of which the next run retries. */
+            /**
+             * Format: int32
+             * @description Deliveries that failed and wait for the next run: the failures of the latest run, each of which the next run retries.
+             */
             pendingFailures: number;
         };
         ApiKeyResponseDto: {
@@ -1508,16 +1530,22 @@ export interface components {
             targetType: string;
         };
         BulkResultDto: {
+            /** Format: int32 */
             created: number;
+            /** Format: int32 */
             failed: number;
             results: components["schemas"]["BulkRowResultDto"][];
         };
         BulkRowResultDto: {
             endpoint?: components["schemas"]["EndpointResponseDto"];
             error?: string;
+            /** Format: int32 */
             index: number;
             ok: boolean;
-            /** @description 201, or the status the row would have had alone (400, 409). */
+            /**
+             * Format: int32
+             * @description 201, or the status the row would have had alone (400, 409).
+             */
             status: number;
         };
         CalendarTokenResponseDto: {
@@ -1536,7 +1564,10 @@ export interface components {
             commonName: string | null;
             crlDistributionPoints: string[];
             currentEndpoints: components["schemas"]["LinkedEndpointDto"][];
-            /** @description floor((notAfter - now) / 24 h); negative once expired. */
+            /**
+             * Format: int32
+             * @description floor((notAfter - now) / 24 h); negative once expired.
+             */
             daysRemaining: number;
             extendedKeyUsage: string[];
             /** @description SHA-256 of the DER, 64 lower-case hex. */
@@ -1552,6 +1583,7 @@ export interface components {
             /** @example RSA */
             keyAlgorithm: string;
             keyCurve: string | null;
+            /** Format: int32 */
             keySize: number | null;
             keyUsage: string[];
             /** Format: date-time */
@@ -1559,6 +1591,7 @@ export interface components {
             /** Format: date-time */
             notBefore: string;
             ocspUrls: string[];
+            /** Format: int32 */
             pathLength: number | null;
             pem: string;
             sans: string[];
@@ -1576,7 +1609,10 @@ export interface components {
         };
         CertificateSearchItemDto: {
             commonName: string | null;
-            /** @description floor((notAfter - now) / 24 h); negative once expired. */
+            /**
+             * Format: int32
+             * @description floor((notAfter - now) / 24 h); negative once expired.
+             */
             daysRemaining: number;
             /** @description SHA-256 of the DER, 64 lower-case hex. */
             fingerprint: string;
@@ -1585,6 +1621,7 @@ export interface components {
             issuerCommonName: string | null;
             /** @example RSA */
             keyAlgorithm: string;
+            /** Format: int32 */
             keySize: number | null;
             /** @enum {string} */
             kind: "certificate";
@@ -1601,7 +1638,10 @@ export interface components {
         };
         CertificateSummaryDto: {
             commonName: string | null;
-            /** @description floor((notAfter - now) / 24 h); negative once expired. */
+            /**
+             * Format: int32
+             * @description floor((notAfter - now) / 24 h); negative once expired.
+             */
             daysRemaining: number;
             /** @description SHA-256 of the DER, 64 lower-case hex. */
             fingerprint: string;
@@ -1610,6 +1650,7 @@ export interface components {
             issuerCommonName: string | null;
             /** @example RSA */
             keyAlgorithm: string;
+            /** Format: int32 */
             keySize: number | null;
             /** Format: date-time */
             notAfter: string;
@@ -1633,6 +1674,7 @@ export interface components {
         CreateScannerDto: {
             name: string;
             /**
+             * Format: int32
              * @description Endpoints probed in parallel.
              * @default 5
              */
@@ -1673,7 +1715,10 @@ export interface components {
             /** @enum {string} */
             certUse: "tls" | "signing" | "encryption" | "manual";
             commonName: string | null;
-            /** @description Negative once expired. */
+            /**
+             * Format: int32
+             * @description Negative once expired.
+             */
             daysRemaining: number;
             fingerprint: string;
             /** Format: date-time */
@@ -1688,18 +1733,33 @@ export interface components {
             sans: string[];
         };
         DashboardCountsDto: {
-            /** @description Current links (rows of GET /certificates/active), expired ones included. */
+            /**
+             * Format: int32
+             * @description Current links (rows of GET /certificates/active), expired ones included.
+             */
             activeCertificates: number;
             byType: components["schemas"]["EndpointTypeCountsDto"];
-            /** @description Endpoints in scope, whatever their state. */
+            /**
+             * Format: int32
+             * @description Endpoints in scope, whatever their state.
+             */
             endpoints: number;
-            /** @description Current links whose certificate has expired (notAfter <= now). */
+            /**
+             * Format: int32
+             * @description Current links whose certificate has expired (notAfter <= now).
+             */
             expired: number;
             /** @description One entry per configured alert threshold, largest first. */
             expiringWithin: components["schemas"]["ExpiringWithinDto"][];
-            /** @description Endpoints whose scans are stale (the staleScans panel in full). */
+            /**
+             * Format: int32
+             * @description Endpoints whose scans are stale (the staleScans panel in full).
+             */
             stale: number;
-            /** @description Endpoints with errorSince set (the errorEndpoints panel in full). */
+            /**
+             * Format: int32
+             * @description Endpoints with errorSince set (the errorEndpoints panel in full).
+             */
             withErrors: number;
         };
         DashboardResponseDto: {
@@ -1719,7 +1779,10 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             currentCertificates: components["schemas"]["CurrentCertificateDto"][];
-            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            /**
+             * Format: int32
+             * @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.
+             */
             daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
@@ -1734,6 +1797,7 @@ export interface components {
             metadataUrl: string | null;
             name: string;
             notes: string;
+            /** Format: int32 */
             port: number | null;
             /** @description host: the address the latest successful scan reached. */
             resolvedIp: string | null;
@@ -1777,6 +1841,7 @@ export interface components {
             /** @default  */
             notes: string;
             /**
+             * Format: int32
              * @description host only.
              * @default 443
              */
@@ -1816,7 +1881,10 @@ export interface components {
             chainComplete: boolean | null;
             /** Format: date-time */
             createdAt: string;
-            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            /**
+             * Format: int32
+             * @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.
+             */
             daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
@@ -1831,6 +1899,7 @@ export interface components {
             metadataUrl: string | null;
             name: string;
             notes: string;
+            /** Format: int32 */
             port: number | null;
             /** @description host: the address the latest successful scan reached. */
             resolvedIp: string | null;
@@ -1862,7 +1931,10 @@ export interface components {
             chainComplete: boolean | null;
             /** Format: date-time */
             createdAt: string;
-            /** @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate. */
+            /**
+             * Format: int32
+             * @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.
+             */
             daysRemaining: number | null;
             dnsName: string | null;
             enabled: boolean;
@@ -1879,6 +1951,7 @@ export interface components {
             metadataUrl: string | null;
             name: string;
             notes: string;
+            /** Format: int32 */
             port: number | null;
             /** @description host: the address the latest successful scan reached. */
             resolvedIp: string | null;
@@ -1906,8 +1979,11 @@ export interface components {
             updatedAt: string;
         };
         EndpointTypeCountsDto: {
+            /** Format: int32 */
             host: number;
+            /** Format: int32 */
             manual: number;
+            /** Format: int32 */
             saml: number;
         };
         EndpointUploadResultDto: {
@@ -1941,9 +2017,15 @@ export interface components {
             type: "host" | "saml" | "manual";
         };
         ExpiringWithinDto: {
-            /** @description Current links not yet expired with daysRemaining <= days. */
+            /**
+             * Format: int32
+             * @description Current links not yet expired with daysRemaining <= days.
+             */
             count: number;
-            /** @description A configured alert threshold. */
+            /**
+             * Format: int32
+             * @description A configured alert threshold.
+             */
             days: number;
         };
         HealthResponseDto: {
@@ -1981,6 +2063,7 @@ export interface components {
             /** Format: uuid */
             endpointId: string;
             ipAddress: string | null;
+            /** Format: int32 */
             port: number;
             /**
              * @description The plain-text upgrade to speak before every ClientHello, the profile included; null: implicit TLS.
@@ -2005,20 +2088,29 @@ export interface components {
             error?: string;
             /** Format: uuid */
             id: string;
-            /** @description Position in `ids`. */
+            /**
+             * Format: int32
+             * @description Position in `ids`.
+             */
             index: number;
             ok: boolean;
-            /** @description The status the action would have answered alone: 200, 201, 400, 404 or 409. */
+            /**
+             * Format: int32
+             * @description The status the action would have answered alone: 200, 201, 400, 404 or 409.
+             */
             status: number;
         };
         InboxBulkResultDto: {
+            /** Format: int32 */
             failed: number;
             results: components["schemas"]["InboxBulkItemDto"][];
+            /** Format: int32 */
             succeeded: number;
         };
         InboxEntryResponseDto: {
             address: string;
             commonName: string | null;
+            /** Format: int32 */
             daysRemaining: number | null;
             /**
              * Format: uuid
@@ -2040,6 +2132,7 @@ export interface components {
             networkId: string;
             /** Format: date-time */
             notAfter: string | null;
+            /** Format: int32 */
             port: number;
             sans: string[];
             /**
@@ -2095,6 +2188,7 @@ export interface components {
             host: string | null;
             /** @description Whether a password is stored; the password itself is never returned. */
             passwordSet: boolean;
+            /** Format: int32 */
             port: number | null;
             /** @enum {string} */
             tlsMode: "none" | "starttls" | "tls";
@@ -2252,8 +2346,11 @@ export interface components {
             loginUrl: string;
         };
         PageEnvelopeDto: {
+            /** Format: int32 */
             limit: number;
+            /** Format: int32 */
             offset: number;
+            /** Format: int64 */
             totalCount: number;
         };
         PatchNetworkDto: {
@@ -2287,6 +2384,7 @@ export interface components {
         PatchScannerDto: {
             name?: string;
             /**
+             * Format: int32
              * @description Endpoints probed in parallel.
              * @default 5
              */
@@ -2312,8 +2410,9 @@ export interface components {
         };
         ResultOutcomeDto: {
             /**
+             * Format: int32
              * @description Why a result was rejected: malformed, not assigned to this scanner, unknown endpoint.
-             * @enum {number}
+             * @enum {integer}
              */
             code?: 400 | 403 | 404;
             endpointId: string;
@@ -2334,6 +2433,7 @@ export interface components {
             viewer: string[];
         };
         RootStoreDto: {
+            /** Format: int32 */
             anchorCount: number;
             /** @enum {string} */
             id: "mozilla" | "apple" | "microsoft" | "chrome";
@@ -2347,19 +2447,40 @@ export interface components {
             updatedAt: string | null;
         };
         RootStoreImportResultDto: {
-            /** @description Anchors of the Apple store after the import. */
+            /**
+             * Format: int32
+             * @description Anchors of the Apple store after the import.
+             */
             apple: number;
-            /** @description Verdicts that re-evaluation changed (a pass already under way when the anchors changed may have changed some first). */
+            /**
+             * Format: int32
+             * @description Verdicts that re-evaluation changed (a pass already under way when the anchors changed may have changed some first).
+             */
             changed: number;
-            /** @description Anchors of the Chrome store after the import. */
+            /**
+             * Format: int32
+             * @description Anchors of the Chrome store after the import.
+             */
             chrome: number;
-            /** @description Certificates the trust re-evaluation after the import went through. */
+            /**
+             * Format: int32
+             * @description Certificates the trust re-evaluation after the import went through.
+             */
             evaluated: number;
-            /** @description Anchors of the Microsoft store after the import. */
+            /**
+             * Format: int32
+             * @description Anchors of the Microsoft store after the import.
+             */
             microsoft: number;
-            /** @description Anchors of the Mozilla store after the import. */
+            /**
+             * Format: int32
+             * @description Anchors of the Mozilla store after the import.
+             */
             mozilla: number;
-            /** @description CSV rows skipped for lack of a SHA-256 fingerprint. */
+            /**
+             * Format: int32
+             * @description CSV rows skipped for lack of a SHA-256 fingerprint.
+             */
             skippedRows: number;
         };
         SamlScanResultDto: {
@@ -2410,6 +2531,7 @@ export interface components {
             id: string;
             isDefault: boolean;
             name: string;
+            /** Format: int32 */
             scanConcurrency: number;
             scanCronExpression: string;
         };
@@ -2424,6 +2546,7 @@ export interface components {
             name: string;
             /** @description false when it never called in or its lastUsedAt is older than twice the longest gap of its scan schedule and at least 10 minutes. */
             online: boolean;
+            /** Format: int32 */
             scanConcurrency: number;
             scanCronExpression: string;
         };
@@ -2438,6 +2561,7 @@ export interface components {
             name: string;
             /** @description false when it never called in or its lastUsedAt is older than twice the longest gap of its scan schedule and at least 10 minutes. */
             online: boolean;
+            /** Format: int32 */
             scanConcurrency: number;
             scanCronExpression: string;
             /** @description The raw scanner token (`stx_s_...`). Shown once; only its hash is stored. */
@@ -2466,6 +2590,7 @@ export interface components {
             /** @description PEM blocks, leaf first, as presented. */
             chain: string[];
             cipherSuite: string | null;
+            /** Format: int32 */
             port: number;
             /** @description The address's reverse-DNS name; it was the handshake's SNI. */
             reverseName: string | null;
@@ -2473,7 +2598,10 @@ export interface components {
             tlsVersion: "SSLv3" | "TLSv1.0" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3" | null;
         };
         SweepReportDto: {
-            /** @description Addresses whose every port is finished, so far (absolute, not a delta). */
+            /**
+             * Format: int32
+             * @description Addresses whose every port is finished, so far (absolute, not a delta).
+             */
             addressesProbed: number;
             /** @description On a final report that stopped early, why. */
             error: string | null;
@@ -2491,8 +2619,9 @@ export interface components {
         };
         SweepReportOutcomeDto: {
             /**
+             * Format: int32
              * @description Why a report was rejected: 400 a malformed report or a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, 409 the sweep is not running any more (stop sweeping it).
-             * @enum {number}
+             * @enum {integer}
              */
             code?: 400 | 403 | 404 | 409;
             error?: string;
@@ -2510,9 +2639,15 @@ export interface components {
             reports: components["schemas"]["SweepReportOutcomeDto"][];
         };
         SweepResponseDto: {
-            /** @description Addresses whose every port was probed; grows while the sweep runs. */
+            /**
+             * Format: int32
+             * @description Addresses whose every port was probed; grows while the sweep runs.
+             */
             addressesProbed: number;
-            /** @description Addresses in the network (when queued) or in what the agent was given (once running). */
+            /**
+             * Format: int32
+             * @description Addresses in the network (when queued) or in what the agent was given (once running).
+             */
             addressesTotal: number;
             /** @description Why a failed sweep failed; null otherwise. */
             error: string | null;
@@ -2529,7 +2664,10 @@ export interface components {
              * @description The scanner whose agent runs it; null once it was deleted.
              */
             scannerId: string | null;
-            /** @description TLS services reported so far. */
+            /**
+             * Format: int32
+             * @description TLS services reported so far.
+             */
             servicesFound: number;
             /** Format: date-time */
             startedAt: string | null;
@@ -2548,6 +2686,7 @@ export interface components {
         TagSummaryDto: {
             /** @description The part before the first ":", null for a bare tag. */
             category: string | null;
+            /** Format: int32 */
             endpointCount: number;
             tag: string;
             value: string;
@@ -2611,6 +2750,7 @@ export interface components {
             host?: string | null;
             /** @description Omitted or null keeps the stored password; "" clears it. Required (400 otherwise) when a password is stored and host, port, tlsMode or username changes, or allowInvalidCertificate turns on: the stored password is only ever sent where it was entered for. */
             password?: string | null;
+            /** Format: int32 */
             port?: number | null;
             /**
              * @default starttls
@@ -2714,7 +2854,14 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+        /** @description This request's id (the client's own when it sent a valid one), as in the logs and in the body of a 500. */
+        "X-Request-Id": string;
+        /** @description How many rows match; the body holds the window that `limit` and `offset` chose. */
+        "X-Total-Count": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2731,6 +2878,7 @@ export interface operations {
             /** @description Runs the alert job now (after any run in progress) and returns its totals. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2740,6 +2888,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2749,6 +2898,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2758,6 +2908,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +2918,8 @@ export interface operations {
             /** @description A run in progress on another replica lasted longer than 10 minutes; try again after Retry-After seconds. */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2776,6 +2929,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,6 +2970,7 @@ export interface operations {
             /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2818,6 +2984,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2827,6 +2994,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2836,6 +3004,7 @@ export interface operations {
             /** @description The caller's role lacks audit:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2845,6 +3014,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2868,6 +3049,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,6 +3059,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2886,6 +3069,7 @@ export interface operations {
             /** @description Unknown e-mail, wrong password or disabled account (one answer for all three). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2895,6 +3079,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2904,6 +3089,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2913,6 +3099,8 @@ export interface operations {
             /** @description Too many failed attempts for this account from this address, or from this address; `Retry-After` says how many seconds to wait. */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2922,6 +3110,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2941,6 +3141,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2948,6 +3149,7 @@ export interface operations {
             /** @description Called with an API key, which is not a session. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2957,6 +3159,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2966,6 +3169,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2975,6 +3179,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2994,6 +3210,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3003,6 +3220,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,6 +3230,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3032,6 +3262,7 @@ export interface operations {
             /** @description Redirect to the web interface with a one-time code. */
             302: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3039,6 +3270,7 @@ export interface operations {
             /** @description The flow cookie is missing, forged or expired, the state does not match, or the response was already used. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3048,6 +3280,7 @@ export interface operations {
             /** @description The provider reported an error, or its tokens do not verify. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,6 +3290,7 @@ export interface operations {
             /** @description The user is disabled, no role applies, or the e-mail address cannot be matched safely. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3066,6 +3300,7 @@ export interface operations {
             /** @description OIDC sign-in is not enabled. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3075,6 +3310,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3084,6 +3320,18 @@ export interface operations {
             /** @description The identity provider could not be reached within 10 seconds or answered badly. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3107,6 +3355,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3116,6 +3365,7 @@ export interface operations {
             /** @description `code` is missing or not a string. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3125,6 +3375,7 @@ export interface operations {
             /** @description Unknown, used or expired code, or not the browser that started the sign-in. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3134,6 +3385,7 @@ export interface operations {
             /** @description The account is disabled. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3143,6 +3395,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3152,6 +3405,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3161,6 +3415,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3184,6 +3450,7 @@ export interface operations {
             /** @description Redirect to the provider's authorization endpoint; sets the flow cookie. */
             302: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3191,6 +3458,7 @@ export interface operations {
             /** @description `redirect` is not a relative path on this site. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +3468,7 @@ export interface operations {
             /** @description OIDC sign-in is not enabled. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3209,6 +3478,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3218,6 +3488,18 @@ export interface operations {
             /** @description The identity provider could not be reached or its discovery document is unusable. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,6 +3525,7 @@ export interface operations {
             /** @description An iCalendar feed of the expiry dates of the certificates current on endpoints the token owner sees (their tag subscriptions; none means every endpoint), from already expired up to 365 days ahead: one all-day event per certificate, UID = SHA-256 fingerprint, display alarms 30, 14, 7 and 1 days before. The token in the path is the credential; no Authorization header is needed. Clients are asked to refresh hourly. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3252,6 +3535,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,6 +3545,7 @@ export interface operations {
             /** @description Unknown, rotated or cleared token, or a disabled user. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3270,6 +3555,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3304,6 +3601,8 @@ export interface operations {
             /** @description Sorted by notAfter; X-Total-Count gives the full size. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3315,6 +3614,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3324,6 +3624,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3333,6 +3634,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,6 +3644,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3365,37 +3679,18 @@ export interface operations {
                     certUse?: "tls" | "signing" | "encryption" | "manual";
                     pem: string;
                 };
-                "application/pkcs7-mime": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/pkix-cert": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/x-pem-file": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/x-pkcs7-certificates": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "text/plain": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
+                "application/pkcs7-mime": string;
+                "application/pkix-cert": string;
+                "application/x-pem-file": string;
+                "application/x-pkcs7-certificates": string;
+                "text/plain": string;
             };
         };
         responses: {
             /** @description The first certificate was already stored. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3405,6 +3700,7 @@ export interface operations {
             /** @description The first certificate was new. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,6 +3710,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3423,6 +3720,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3432,6 +3730,7 @@ export interface operations {
             /** @description The caller's role lacks certs:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +3740,7 @@ export interface operations {
             /** @description The body is over 10 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3750,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +3760,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3488,6 +3801,8 @@ export interface operations {
             /** @description One row per current (endpoint, certificate) link, soonest expiry first. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3499,6 +3814,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3508,6 +3824,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3517,6 +3834,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,6 +3844,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3557,6 +3887,8 @@ export interface operations {
             /** @description Current links expiring within `days` days, expired ones included (negative daysRemaining). With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3568,6 +3900,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,6 +3910,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3586,6 +3920,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3595,6 +3930,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3621,6 +3968,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3630,6 +3978,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3639,6 +3988,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3648,6 +3998,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3657,6 +4008,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3678,6 +4041,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3687,6 +4051,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3696,6 +4061,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,6 +4071,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3714,6 +4081,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3723,6 +4091,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,6 +4124,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3751,6 +4132,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3760,6 +4142,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3769,6 +4152,7 @@ export interface operations {
             /** @description The caller's role lacks certs:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3778,6 +4162,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3787,6 +4172,7 @@ export interface operations {
             /** @description A link (current or historical) references the certificate. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3796,6 +4182,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3818,6 +4216,7 @@ export interface operations {
             /** @description Endpoints presenting it now. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3827,6 +4226,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,6 +4236,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3845,6 +4246,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3854,6 +4256,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3863,6 +4266,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3885,6 +4300,7 @@ export interface operations {
             /** @description Endpoints that presented it, with the date last observed. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3894,6 +4310,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3903,6 +4320,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3912,6 +4330,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3921,6 +4340,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3930,6 +4350,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3956,6 +4388,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,6 +4398,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3974,6 +4408,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3983,6 +4418,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view or certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3992,6 +4428,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4021,6 +4469,7 @@ export interface operations {
             /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4034,6 +4483,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,6 +4493,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4052,6 +4503,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4061,6 +4513,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4084,6 +4548,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4093,6 +4558,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4102,6 +4568,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4111,6 +4578,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4120,6 +4588,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4129,6 +4598,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4138,6 +4608,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4159,6 +4641,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4168,6 +4651,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4177,6 +4661,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4186,6 +4671,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4195,6 +4681,17 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The entry was promoted: delete its endpoint instead. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4204,6 +4701,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4229,6 +4738,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4238,6 +4748,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4247,6 +4758,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4256,6 +4768,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4265,6 +4778,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4274,6 +4788,7 @@ export interface operations {
             /** @description Already promoted, already tracked, or such an endpoint exists. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4283,6 +4798,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4292,6 +4808,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4301,6 +4818,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4320,6 +4849,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4329,6 +4859,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4338,6 +4869,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4347,6 +4879,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4356,6 +4889,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4379,6 +4924,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4388,6 +4934,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4397,6 +4944,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4406,6 +4954,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4415,6 +4964,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4424,6 +4974,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4433,6 +4984,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4442,6 +4994,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4463,6 +5027,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4472,6 +5037,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,6 +5047,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4490,6 +5057,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4499,6 +5067,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4508,6 +5077,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4533,6 +5114,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4542,6 +5124,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4551,6 +5134,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4560,6 +5144,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4569,6 +5154,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4578,6 +5164,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4587,6 +5174,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4596,6 +5184,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4605,6 +5194,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4626,6 +5227,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4633,6 +5235,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4642,6 +5245,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4651,6 +5255,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4660,6 +5265,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4669,6 +5275,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4694,6 +5312,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4703,6 +5322,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4712,6 +5332,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,6 +5342,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4730,6 +5352,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4739,6 +5362,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4748,6 +5372,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4757,6 +5382,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,6 +5392,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4790,6 +5428,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4799,6 +5439,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4808,6 +5449,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4817,6 +5459,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4826,6 +5469,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4835,6 +5479,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4857,6 +5513,7 @@ export interface operations {
             /** @description The queued sweep. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4866,6 +5523,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4875,6 +5533,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4884,6 +5543,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4893,6 +5553,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4902,6 +5563,7 @@ export interface operations {
             /** @description A sweep is already queued or running, or the network has no scanner. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4911,6 +5573,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4932,6 +5606,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4941,6 +5616,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4950,6 +5626,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4959,6 +5636,7 @@ export interface operations {
             /** @description The caller's role lacks discovery:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4968,6 +5646,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4977,6 +5656,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5016,6 +5707,7 @@ export interface operations {
             /** @description With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5029,6 +5721,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5038,6 +5731,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5047,6 +5741,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5056,6 +5751,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5079,6 +5786,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5088,6 +5796,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5097,6 +5806,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5106,6 +5816,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5115,6 +5826,7 @@ export interface operations {
             /** @description An endpoint with the same identity exists on the same scanner. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5124,6 +5836,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5133,6 +5846,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5142,6 +5856,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,6 +5892,7 @@ export interface operations {
             /** @description Per-row results; a failing row never blocks the others. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5175,6 +5902,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5184,6 +5912,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5193,6 +5922,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5202,6 +5932,7 @@ export interface operations {
             /** @description The body is over 10 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5211,6 +5942,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5220,6 +5952,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5241,6 +5985,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5250,6 +5995,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5259,6 +6005,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5268,6 +6015,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5277,6 +6025,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5286,6 +6035,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5312,6 +6073,7 @@ export interface operations {
             /** @description Replaces the writable fields; omitted ones return to their defaults. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,6 +6083,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5330,6 +6093,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5339,6 +6103,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5348,6 +6113,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5357,6 +6123,7 @@ export interface operations {
             /** @description An endpoint with the same identity exists on the same scanner. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5366,6 +6133,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5375,6 +6143,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5384,6 +6153,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5405,6 +6186,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5412,6 +6194,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5421,6 +6204,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5430,6 +6214,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5439,6 +6224,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5448,6 +6234,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5474,6 +6272,7 @@ export interface operations {
             /** @description Changes only the fields it names. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5483,6 +6282,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5492,6 +6292,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5501,6 +6302,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5510,6 +6312,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5519,6 +6322,7 @@ export interface operations {
             /** @description An endpoint with the same identity exists on the same scanner. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5528,6 +6332,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5537,6 +6342,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5546,6 +6352,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5558,8 +6376,6 @@ export interface operations {
         parameters: {
             query?: {
                 certUse?: "tls" | "signing" | "encryption" | "manual";
-                /** @description Alias of certUse. */
-                cert_use?: "tls" | "signing" | "encryption" | "manual";
                 /** @description false keeps the endpoint's other current certificates of this use (key rollover). */
                 replace?: boolean;
             };
@@ -5577,37 +6393,18 @@ export interface operations {
                     certUse?: "tls" | "signing" | "encryption" | "manual";
                     pem: string;
                 };
-                "application/pkcs7-mime": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/pkix-cert": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/x-pem-file": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "application/x-pkcs7-certificates": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
-                "text/plain": {
-                    /** @enum {string} */
-                    certUse?: "tls" | "signing" | "encryption" | "manual";
-                    pem: string;
-                };
+                "application/pkcs7-mime": string;
+                "application/pkix-cert": string;
+                "application/x-pem-file": string;
+                "application/x-pkcs7-certificates": string;
+                "text/plain": string;
             };
         };
         responses: {
             /** @description An existing link was reactivated or was already current. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5617,6 +6414,7 @@ export interface operations {
             /** @description A new link was created. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5626,6 +6424,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5635,6 +6434,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5644,6 +6444,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5653,6 +6454,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5662,6 +6464,7 @@ export interface operations {
             /** @description The body is over 10 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5671,6 +6474,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5680,6 +6484,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5707,6 +6523,8 @@ export interface operations {
             /** @description Newest first; X-Total-Count gives the full size. Empty for manual endpoints. With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5718,6 +6536,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5727,6 +6546,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5736,6 +6556,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5745,6 +6566,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5754,6 +6576,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5776,6 +6610,7 @@ export interface operations {
             /** @description The scan is requested; the agent scans the endpoint within moments. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5783,6 +6618,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5792,6 +6628,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5801,6 +6638,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5810,6 +6648,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5819,6 +6658,7 @@ export interface operations {
             /** @description The endpoint is manual, disabled or scan-exempt: no scanner scans it. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5828,6 +6668,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,6 +6701,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5858,6 +6711,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5867,6 +6721,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5876,6 +6731,7 @@ export interface operations {
             /** @description The caller's role lacks tags:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5885,6 +6741,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5894,6 +6751,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5919,6 +6788,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5928,6 +6798,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5937,6 +6808,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5946,6 +6818,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5955,6 +6828,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5964,6 +6838,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5973,6 +6848,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5982,6 +6858,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6003,6 +6891,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6012,6 +6901,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6021,6 +6911,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6030,6 +6921,7 @@ export interface operations {
             /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6039,6 +6931,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6048,6 +6941,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6067,6 +6972,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6076,6 +6982,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6085,6 +6992,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,6 +7002,8 @@ export interface operations {
             /** @description The database is unreachable. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6113,6 +7023,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6122,6 +7033,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6131,6 +7043,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6140,6 +7053,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6149,6 +7063,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6170,6 +7096,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6179,6 +7106,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6188,6 +7116,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6197,6 +7126,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6206,6 +7136,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6215,6 +7146,7 @@ export interface operations {
             /** @description A run of this task is already going (on this or another replica). */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6224,6 +7156,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6243,6 +7187,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6252,6 +7197,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6261,6 +7207,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6270,6 +7217,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6279,6 +7227,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6302,6 +7262,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6311,6 +7272,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6320,6 +7282,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6329,6 +7292,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6338,6 +7302,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,6 +7312,18 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Too many wrong current passwords for this account or from this address; `Retry-After` says how many seconds to wait. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6356,6 +7333,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6375,6 +7364,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6384,6 +7374,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6393,6 +7384,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6402,6 +7394,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6411,6 +7404,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6434,6 +7439,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6443,6 +7449,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6452,6 +7459,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6461,6 +7469,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6470,6 +7479,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6479,6 +7489,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6488,6 +7499,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6509,6 +7532,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6516,6 +7540,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +7550,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6534,6 +7560,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6543,6 +7570,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6552,6 +7580,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6572,6 +7612,7 @@ export interface operations {
             /** @description A new token; any previous one no longer works. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6581,6 +7622,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6590,6 +7632,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6599,6 +7642,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6608,6 +7652,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,6 +7684,7 @@ export interface operations {
             /** @description Empty means every endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6637,6 +7694,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6646,6 +7704,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6655,6 +7714,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6664,6 +7724,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6687,6 +7759,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6696,6 +7769,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6705,6 +7779,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6714,6 +7789,7 @@ export interface operations {
             /** @description The caller's role lacks self:access, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6723,6 +7799,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6732,6 +7809,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6741,6 +7819,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6760,6 +7850,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6769,6 +7860,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6778,6 +7870,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6787,6 +7880,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6796,6 +7890,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6818,6 +7924,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6827,6 +7934,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6836,6 +7944,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6845,6 +7954,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6854,6 +7964,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6863,6 +7974,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6889,6 +8012,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6898,6 +8022,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6907,6 +8032,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6916,6 +8042,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6925,6 +8052,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6934,6 +8062,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6943,6 +8072,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6952,6 +8082,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6975,6 +8117,7 @@ export interface operations {
             /** @description The default applies again (also when there was no override). */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6982,6 +8125,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6991,6 +8135,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7000,6 +8145,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7009,6 +8155,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7018,6 +8165,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,6 +8203,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7053,6 +8213,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7062,6 +8223,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7071,6 +8233,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7080,6 +8243,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7089,6 +8253,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7098,6 +8263,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7107,6 +8273,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7126,6 +8304,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7135,6 +8314,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7144,6 +8324,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7153,6 +8334,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7162,6 +8344,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7195,6 +8389,7 @@ export interface operations {
             /** @description The anchor count of each store after the import. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7204,6 +8399,7 @@ export interface operations {
             /** @description Not multipart, a missing, repeated or unknown field, a CSV that lacks a required column, or PEM reports that lack roots the CSV lists. Nothing was changed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7213,6 +8409,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7222,6 +8419,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7235,6 +8433,7 @@ export interface operations {
              */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7244,6 +8443,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7253,6 +8453,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7278,6 +8490,8 @@ export interface operations {
             /** @description X-Total-Count gives the full size. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7287,6 +8501,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7296,6 +8511,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7305,6 +8521,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7314,6 +8531,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7323,6 +8541,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7343,6 +8573,7 @@ export interface operations {
             /** @description The calling scanner's own configuration; agents re-read it periodically. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7352,6 +8583,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7361,6 +8593,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7370,6 +8603,7 @@ export interface operations {
             /** @description The token is not a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7379,6 +8613,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7403,6 +8649,7 @@ export interface operations {
             /** @description One outcome per result; a rejected result never blocks the others. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7412,6 +8659,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7421,6 +8669,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7430,6 +8679,7 @@ export interface operations {
             /** @description The token is not a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,6 +8689,7 @@ export interface operations {
             /** @description The body is over 33 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7448,6 +8699,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7457,6 +8709,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7466,6 +8719,8 @@ export interface operations {
             /** @description Too many SAML metadata documents wait to be parsed; post the same batch again later (results already applied come back as duplicates). */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7490,6 +8745,7 @@ export interface operations {
             /** @description One outcome per report; a rejected report never blocks the others. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7499,6 +8755,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7508,6 +8765,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7517,6 +8775,7 @@ export interface operations {
             /** @description The token is not a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7526,6 +8785,7 @@ export interface operations {
             /** @description The body is over 33 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7535,6 +8795,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7544,6 +8805,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7566,6 +8839,7 @@ export interface operations {
             /** @description The sweep to run now. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7575,6 +8849,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7584,6 +8859,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7597,6 +8873,7 @@ export interface operations {
              */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7606,6 +8883,7 @@ export interface operations {
             /** @description No sweep has this id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7615,6 +8893,7 @@ export interface operations {
             /** @description The sweep is not queued any more: another agent claimed it, or it failed. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7624,6 +8903,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7649,6 +8940,7 @@ export interface operations {
             /** @description Enabled, not scan-exempt host and saml endpoints assigned to the caller. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7658,6 +8950,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7667,6 +8960,7 @@ export interface operations {
             /** @description Missing, malformed or revoked scanner token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7676,6 +8970,7 @@ export interface operations {
             /** @description The token is not a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7685,6 +8980,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7704,6 +9011,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7713,6 +9021,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7722,6 +9031,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7731,6 +9041,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7740,6 +9051,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7763,6 +9086,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7772,6 +9096,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7781,6 +9106,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7790,6 +9116,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7799,6 +9126,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7808,6 +9136,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7817,6 +9146,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7826,6 +9156,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7847,6 +9189,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7856,6 +9199,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7865,6 +9209,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7874,6 +9219,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7883,6 +9229,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7892,6 +9239,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7917,6 +9276,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7926,6 +9286,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7935,6 +9296,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7944,6 +9306,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7953,6 +9316,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7962,6 +9326,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7971,6 +9336,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7980,6 +9346,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7989,6 +9356,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8010,6 +9389,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8017,6 +9397,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8026,6 +9407,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8035,6 +9417,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8044,6 +9427,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8053,6 +9437,7 @@ export interface operations {
             /** @description The scanner is the only one, or the default. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8062,6 +9447,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8087,6 +9484,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8096,6 +9494,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8105,6 +9504,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8114,6 +9514,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8123,6 +9524,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8132,6 +9534,7 @@ export interface operations {
             /** @description The name is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8141,6 +9544,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8150,6 +9554,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8159,6 +9564,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8180,6 +9597,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8189,6 +9607,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8198,6 +9617,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8207,6 +9627,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8216,6 +9637,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8225,6 +9647,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8246,6 +9680,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8255,6 +9690,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8264,6 +9700,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8273,6 +9710,7 @@ export interface operations {
             /** @description The caller's role lacks scanners:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8282,6 +9720,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8291,6 +9730,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8315,13 +9766,17 @@ export interface operations {
             /** @description Certificates (fingerprint prefix, common name, SANs) first, then endpoints (name, dnsName, metadataUrl). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         items: (components["schemas"]["CertificateSearchItemDto"] | components["schemas"]["EndpointSearchItemDto"])[];
+                        /** Format: int32 */
                         limit: number;
+                        /** Format: int32 */
                         offset: number;
+                        /** Format: int32 */
                         totalCount: number;
                     };
                 };
@@ -8329,6 +9784,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8338,6 +9794,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8347,6 +9804,7 @@ export interface operations {
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8356,6 +9814,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8376,6 +9846,7 @@ export interface operations {
             /** @description Day counts, descending. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8385,6 +9856,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8394,6 +9866,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8403,6 +9876,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8412,6 +9886,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8436,6 +9922,7 @@ export interface operations {
             /** @description Stored, descending. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8445,6 +9932,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8454,6 +9942,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8463,6 +9952,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8472,6 +9962,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8481,6 +9972,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8490,6 +9982,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8509,6 +10013,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8518,6 +10023,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8527,6 +10033,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8536,6 +10043,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8545,6 +10053,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8568,6 +10088,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8577,6 +10098,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8586,6 +10108,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8595,6 +10118,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8604,6 +10128,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8613,6 +10138,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8622,6 +10148,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8646,6 +10184,7 @@ export interface operations {
             /** @description The SMTP server accepted the test message. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8653,6 +10192,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8662,6 +10202,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8671,6 +10212,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8680,6 +10222,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8689,6 +10232,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8698,6 +10242,7 @@ export interface operations {
             /** @description Mail is disabled or not configured. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8707,6 +10252,7 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8716,6 +10262,18 @@ export interface operations {
             /** @description The SMTP round trip failed; the body says how. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8735,6 +10293,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8744,6 +10303,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8753,6 +10313,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8762,6 +10323,7 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8771,6 +10333,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8794,6 +10368,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8803,6 +10378,7 @@ export interface operations {
             /** @description A field is missing, of the wrong type or out of range (one line per problem), or the issuer or client changed without the secret. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8812,6 +10388,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8821,6 +10398,7 @@ export interface operations {
             /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8830,6 +10408,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8839,6 +10418,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8848,6 +10428,7 @@ export interface operations {
             /** @description The issuer's discovery document is unusable; the body says why. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8857,6 +10438,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8876,6 +10469,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8885,6 +10479,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8894,6 +10489,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8903,6 +10499,7 @@ export interface operations {
             /** @description The caller's role lacks tags:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8912,6 +10509,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8931,6 +10540,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8940,6 +10550,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8949,6 +10560,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8958,6 +10570,7 @@ export interface operations {
             /** @description The caller's role lacks users:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8967,6 +10580,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8990,6 +10615,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8999,6 +10625,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9008,6 +10635,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9017,6 +10645,7 @@ export interface operations {
             /** @description The caller's role lacks users:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9026,6 +10655,7 @@ export interface operations {
             /** @description The e-mail address is taken. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9035,6 +10665,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9044,6 +10675,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9053,6 +10685,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9074,6 +10718,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9083,6 +10728,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9092,6 +10738,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9101,6 +10748,7 @@ export interface operations {
             /** @description The caller's role lacks users:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9110,6 +10758,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9119,6 +10768,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9144,6 +10805,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9153,6 +10815,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9162,6 +10825,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9171,6 +10835,7 @@ export interface operations {
             /** @description The caller's role lacks users:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9180,6 +10845,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9189,6 +10855,7 @@ export interface operations {
             /** @description The e-mail address is taken, or the change would leave no enabled administrator. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9198,6 +10865,7 @@ export interface operations {
             /** @description The body is over 1 MiB. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,6 +10875,7 @@ export interface operations {
             /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9216,6 +10885,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9237,6 +10918,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9244,6 +10926,7 @@ export interface operations {
             /** @description The request failed validation; one line per problem. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9253,6 +10936,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9262,6 +10946,7 @@ export interface operations {
             /** @description The caller's role lacks users:edit, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9271,6 +10956,7 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9280,6 +10966,7 @@ export interface operations {
             /** @description The user is the last enabled administrator. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9289,6 +10976,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9309,6 +11008,7 @@ export interface operations {
             /** @description The Prometheus text exposition format. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9318,6 +11018,7 @@ export interface operations {
             /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9327,6 +11028,7 @@ export interface operations {
             /** @description Missing, malformed or expired token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9336,6 +11038,18 @@ export interface operations {
             /** @description The caller's role lacks settings:view, or the token is a scanner token. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description More scrapes of this process at once than it serves; `Retry-After` says how many seconds to wait. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9345,6 +11059,18 @@ export interface operations {
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -140,7 +140,7 @@ export function multipartBody(req: IncomingMessage): Buffer | undefined {
   return multipartBodies.get(req);
 }
 
-type BodyKind = 'json' | 'text' | 'binary';
+export type BodyKind = 'json' | 'text' | 'binary';
 
 /** Media types by how they are read. */
 const MEDIA: { kind: BodyKind; types: string[]; certificatesOnly?: boolean }[] = [
@@ -161,6 +161,12 @@ const MEDIA: { kind: BodyKind; types: string[]; certificatesOnly?: boolean }[] =
     certificatesOnly: true,
   },
 ];
+
+/** How a body of this media type is read, for the OpenAPI description of each type's schema. */
+export function bodyKindOf(mediaType: string): BodyKind | undefined {
+  const [type] = mediaType.split('/');
+  return MEDIA.find((media) => media.types.some((pattern) => pattern === mediaType || pattern === `${type}/*`))?.kind;
+}
 
 /** What a 415 tells the client to send instead. */
 function advertisedTypes(rule: BodyRule): string[] {

@@ -15,7 +15,7 @@ export const MAX_OFFSET = 10_000_000;
 /** A `limit`/`offset` query class with the given default and maximum page size. */
 function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
   class LimitOffset {
-    @ApiPropertyOptional({ minimum: 1, maximum: maxLimit, default: defaultLimit })
+    @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit })
     @IsOptional()
     @ToInteger()
     @IsInt()
@@ -23,7 +23,7 @@ function LimitOffsetQuery(defaultLimit: number, maxLimit: number) {
     @Max(maxLimit)
     limit: number = defaultLimit;
 
-    @ApiPropertyOptional({ minimum: 0, maximum: MAX_OFFSET, default: 0 })
+    @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 })
     @IsOptional()
     @ToInteger()
     @IsInt()
@@ -57,7 +57,7 @@ export function setTotalCount(res: Response, totalCount: number): void {
 }
 
 export class PageEnvelopeDto {
-  @ApiProperty({ type: 'integer' }) totalCount!: number;
+  @ApiProperty({ type: 'integer', format: 'int64' }) totalCount!: number;
   @ApiProperty({ type: 'integer' }) limit!: number;
   @ApiProperty({ type: 'integer' }) offset!: number;
 }

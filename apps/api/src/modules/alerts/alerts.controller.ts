@@ -1,6 +1,7 @@
 import { Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
+import { RETRY_AFTER_HEADERS } from '../../common/http/response-headers';
 import { RetryLaterException } from '../../common/http/retry-later.exception';
 import { AdvisoryLockWaitExceeded } from '../../database/advisory-lock';
 import { ALERT_FAILURE_REASONS, type AlertFailureReason, type AlertTotals, AlertsService } from './alerts.service';
@@ -49,6 +50,7 @@ export class AlertsController {
   @ApiOkResponse({ type: AlertTotalsDto, description: 'Runs the alert job now (after any run in progress) and returns its totals.' })
   @ApiConflictResponse({
     description: 'A run in progress on another replica lasted longer than 10 minutes; try again after Retry-After seconds.',
+    headers: RETRY_AFTER_HEADERS,
   })
   async runAlertJob(): Promise<AlertTotals> {
     try {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { WithExportFormat } from '../../common/http/csv/export-format';
@@ -69,6 +69,7 @@ export class ActiveQueryDto extends WithExportFormat(ListWindowQueryDto) {
 
 export class ExpiringQueryDto extends ActiveQueryDto {
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
     maximum: 3650,
     default: 30,
@@ -116,7 +117,9 @@ export class UploadQueryDto {
   @IsIn(CERT_USES)
   certUse?: CertUse;
 
-  @ApiPropertyOptional({ enum: CERT_USES, description: 'Alias of certUse.' })
+  // Accepted but left out of the OpenAPI description: generators turn `cert_use` and `certUse` into
+  // one identifier (docs/api-contract.md section 5).
+  @ApiHideProperty()
   @IsOptional()
   @IsIn(CERT_USES)
   cert_use?: CertUse;

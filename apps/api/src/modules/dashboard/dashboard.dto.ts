@@ -17,7 +17,7 @@ export class DashboardQueryDto {
   @IsIn(DASHBOARD_SCOPES, { message: 'scope must be subscribed or all' })
   scope: DashboardScope = 'subscribed';
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10, description: 'Rows per panel.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Rows per panel.' })
   @IsOptional()
   @ToInteger()
   @IsInt()
@@ -26,6 +26,7 @@ export class DashboardQueryDto {
   limit: number = 10;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 1,
     maximum: 8760,
     default: 48,

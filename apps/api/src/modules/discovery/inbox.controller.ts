@@ -114,6 +114,7 @@ export class InboxController {
   })
   @RequirePermission('discovery:edit')
   @ApiOkResponse({ type: InboxEntryResponseDto })
+  @ApiConflictResponse({ description: 'The entry was promoted: delete its endpoint instead.' })
   async dismiss(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<InboxEntryResponseDto> {
     return toInboxEntryResponse(await this.inbox.dismiss(id, actor), this.clock.now());
   }

@@ -48,7 +48,8 @@ const SCANNER_DESCRIPTION = 'The scanner whose agent sweeps the network; null or
 
 class NetworkSettingsDto {
   @ApiPropertyOptional({
-    type: [Number],
+    type: 'integer',
+    isArray: true,
     minItems: 1,
     maxItems: MAX_NETWORK_PORTS,
     default: DEFAULT_NETWORK_PORTS,
@@ -116,7 +117,7 @@ export class NetworkResponseDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ type: [String], description: 'Normalised entries, in the order given.' }) ranges!: string[];
-  @ApiProperty({ type: [Number] }) ports!: number[];
+  @ApiProperty({ type: 'integer', isArray: true }) ports!: number[];
   @ApiProperty({
     format: 'uuid',
     type: String,

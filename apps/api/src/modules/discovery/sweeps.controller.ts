@@ -3,6 +3,7 @@ import { ApiAcceptedResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, 
 import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { setTotalCount } from '../../common/http/pagination';
+import { TOTAL_COUNT_HEADERS } from '../../common/http/response-headers';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
 import { SweepListQueryDto, SweepResponseDto } from './sweeps.dto';
@@ -43,7 +44,7 @@ export class SweepsController {
       '`X-Total-Count` gives the number of sweeps. 404 for an unknown network.',
   })
   @RequirePermission('discovery:view')
-  @ApiOkResponse({ type: [SweepResponseDto] })
+  @ApiOkResponse({ type: [SweepResponseDto], headers: TOTAL_COUNT_HEADERS })
   async listSweeps(
     @Param('id', ParseUUIDPipe) id: string,
     @Query() query: SweepListQueryDto,

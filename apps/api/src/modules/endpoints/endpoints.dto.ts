@@ -83,7 +83,7 @@ export class EndpointInputDto {
   @IsDnsNameOrIp()
   dnsName?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 65535, default: 443, description: 'host only.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 65535, default: 443, description: 'host only.' })
   @IsOptional()
   @IsInt()
   @Min(1)

@@ -1,5 +1,5 @@
 import { Controller, Get, Logger, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RetryLaterException } from '../../common/http/retry-later.exception';
 import { RequirePermission } from '../../common/auth/route-access';
@@ -42,6 +42,9 @@ export class MetricsController {
   @RequirePermission('settings:view')
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'The Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiTooManyRequestsResponse({
+    description: 'More scrapes of this process at once than it serves; `Retry-After` says how many seconds to wait.',
+  })
   async getMetrics(@Res() res: Response): Promise<void> {
     if (scrapesRunning >= metricsScrapeLimits.concurrent) {
       throw new RetryLaterException('Too many metrics scrapes are running; try again in a few seconds.', 5);

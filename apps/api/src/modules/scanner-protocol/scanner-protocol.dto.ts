@@ -276,6 +276,7 @@ export class ResultOutcomeDto {
   @ApiProperty() endpointId!: string;
   @ApiProperty({ enum: ['accepted', 'duplicate', 'rejected'] }) status!: string;
   @ApiPropertyOptional({
+    type: 'integer',
     enum: [400, 403, 404],
     description: 'Why a result was rejected: malformed, not assigned to this scanner, unknown endpoint.',
   })

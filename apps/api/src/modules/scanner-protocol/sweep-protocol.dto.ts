@@ -21,7 +21,7 @@ export class SweepWorkItemDto implements SweepWorkItem {
   @ApiProperty({ format: 'uuid' }) sweepId!: string;
   @ApiProperty({ format: 'uuid' }) networkId!: string;
   @ApiProperty({ type: [String], description: 'Normalised: addresses, CIDR blocks and dash ranges.' }) ranges!: string[];
-  @ApiProperty({ type: [Number] }) ports!: number[];
+  @ApiProperty({ type: 'integer', isArray: true }) ports!: number[];
 }
 
 export class SweepFindingDto implements SweepFinding {
@@ -101,6 +101,7 @@ export class SweepReportOutcomeDto {
   @ApiProperty({ format: 'uuid' }) sweepId!: string;
   @ApiProperty({ enum: ['accepted', 'duplicate', 'rejected'] }) status!: string;
   @ApiPropertyOptional({
+    type: 'integer',
     enum: [400, 403, 404, 409],
     description:
       'Why a report was rejected: 400 a malformed report or a finding outside the sweep, 403 the sweep belongs to another scanner, 404 no such sweep, ' +

@@ -9,7 +9,13 @@ class ScannerSettingsDto {
   @IsCronExpression()
   scanCronExpression?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 256, default: DEFAULT_SCAN_CONCURRENCY, description: 'Endpoints probed in parallel.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 256,
+    default: DEFAULT_SCAN_CONCURRENCY,
+    description: 'Endpoints probed in parallel.',
+  })
   @IsOmittable()
   @IsInt()
   @Min(1)
@@ -41,7 +47,7 @@ export class ScannerResponseDto {
   @ApiProperty() name!: string;
   @ApiProperty() isDefault!: boolean;
   @ApiProperty() scanCronExpression!: string;
-  @ApiProperty() scanConcurrency!: number;
+  @ApiProperty({ type: 'integer' }) scanConcurrency!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastUsedAt!: string | null;
   @ApiProperty({

@@ -12,6 +12,7 @@ import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
 import { AcceptsBody } from '../../common/http/body-parsing';
 import { ListWindowQueryDto, setTotalCount } from '../../common/http/pagination';
+import { TOTAL_COUNT_HEADERS } from '../../common/http/response-headers';
 import { CertificateSummaryDto } from '../certificates/certificates.dto';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
@@ -56,7 +57,7 @@ export class RootStoresController {
       '404 for an unknown store.',
   })
   @RequirePermission('certs:view')
-  @ApiOkResponse({ type: [CertificateSummaryDto], description: 'X-Total-Count gives the full size.' })
+  @ApiOkResponse({ type: [CertificateSummaryDto], description: 'X-Total-Count gives the full size.', headers: TOTAL_COUNT_HEADERS })
   async listRootStoreAnchors(
     @Param('id') id: string,
     @Query() window: ListWindowQueryDto,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
 import { ClientAddress } from '../../common/http/client-address';
@@ -71,6 +71,9 @@ export class MeController {
   })
   @RequirePermission('self:access')
   @ApiOkResponse({ type: MeResponseDto })
+  @ApiTooManyRequestsResponse({
+    description: 'Too many wrong current passwords for this account or from this address; `Retry-After` says how many seconds to wait.',
+  })
   async updateMe(
     @CurrentUser() caller: UserPrincipal,
     @Body() dto: UpdateMeDto,

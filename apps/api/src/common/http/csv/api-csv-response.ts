@@ -1,12 +1,14 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 import { PageEnvelopeDto } from '../pagination';
+import { TOTAL_COUNT_HEADERS } from '../response-headers';
 import { csvColumnsOf } from './csv-cells';
 
 /**
  * The 200 response of a list route that also exports CSV: the JSON list (`page`: the
- * `{ items, totalCount, limit, offset }` envelope; `array`: a bare array) as `application/json`,
- * and the same rows as `text/csv` content of the same response, its header row in the example.
+ * `{ items, totalCount, limit, offset }` envelope; `array`: a bare array, whose full size is in
+ * `X-Total-Count`) as `application/json`, and the same rows as `text/csv` content of the same
+ * response, its header row in the example.
  */
 export function ApiListOrCsvResponse(item: Type<unknown>, shape: 'page' | 'array', description?: string): MethodDecorator {
   const items = { type: 'array', items: { $ref: getSchemaPath(item) } };
@@ -22,6 +24,7 @@ export function ApiListOrCsvResponse(item: Type<unknown>, shape: 'page' | 'array
         'With `Accept: text/csv` or `format=csv`: every matching row as CSV (RFC 4180, CRLF, a header row of the JSON field names; ' +
         'arrays joined with `; `, nested objects left out, text beginning with `=`, `+`, `-`, `@`, tab or carriage return prefixed ' +
         "with `'`), streamed, as the attachment `certkeeper-<list>-<YYYY-MM-DD>.csv`.",
+      ...(shape === 'array' ? { headers: TOTAL_COUNT_HEADERS } : {}),
       content: {
         'application/json': { schema: json },
         'text/csv': { schema: { type: 'string' }, example: `${csvColumnsOf(item).join(',')}\r\n` },
