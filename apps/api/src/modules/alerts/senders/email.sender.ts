@@ -35,7 +35,8 @@ export class EmailSender implements NotificationSender {
           return { status: 'delivered' };
         } catch (error) {
           if (!(error instanceof SmtpDeliveryError)) throw error;
-          return { status: 'failed', failure: { ...error.failure, description: error.message } };
+          const { reason, replyCode } = error.failure;
+          return { status: 'failed', failure: { reason, replyCode, description: error.message } };
         }
       },
       close: () => session.close(),
