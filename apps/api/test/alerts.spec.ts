@@ -100,7 +100,7 @@ describe('the alert job', () => {
       ]);
       const records = await w.t.app
         .get(DataSource)
-        .query<{ threshold: number }[]>('SELECT threshold FROM alert_records ORDER BY threshold DESC');
+        .query<{ threshold: number }[]>('SELECT bucket AS threshold FROM notification_deliveries ORDER BY bucket DESC');
       expect(records.map((r) => r.threshold)).toEqual([14, 7]);
     } finally {
       await w.close();
@@ -147,7 +147,9 @@ describe('the alert job', () => {
       w.t.clock.advance(2 * DAY);
       expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0, failures: [] });
       expect(w.smtp.messages.map((m) => [m.to, m.subject])).toEqual([[user.email, 'Certificate for expired.example.com has expired']]);
-      const records = await w.t.app.get(DataSource).query<{ threshold: number }[]>('SELECT threshold FROM alert_records');
+      const records = await w.t.app
+        .get(DataSource)
+        .query<{ threshold: number }[]>('SELECT bucket AS threshold FROM notification_deliveries');
       expect(records).toEqual([{ threshold: 0 }]);
     } finally {
       await w.close();
@@ -184,7 +186,7 @@ describe('the alert job', () => {
         failed: 1,
         failures: [{ reason: 'rejected', replyCode: 451, count: 1 }],
       });
-      expect(await w.t.app.get(DataSource).query('SELECT * FROM alert_records')).toEqual([]);
+      expect(await w.t.app.get(DataSource).query('SELECT * FROM notification_deliveries')).toEqual([]);
       w.smtp.failing = false;
       expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 0, failed: 0, failures: [] });
       expect(await w.run()).toEqual({ alertsSent: 0, alreadySent: 1, failed: 0, failures: [] });
@@ -385,7 +387,7 @@ describe('the alert job', () => {
       expect(messageIdOf(bob.email)).toEqual([expected(bob.id)]);
 
       // As if the process had died after the server accepted Alice's alert, before its record committed.
-      await w.t.app.get(DataSource).query('DELETE FROM alert_records WHERE user_id = $1', [alice.id]);
+      await w.t.app.get(DataSource).query('DELETE FROM notification_deliveries WHERE user_id = $1', [alice.id]);
       expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 1, failed: 0, failures: [] });
       expect(messageIdOf(alice.email)).toEqual([expected(alice.id), expected(alice.id)]);
       expect(messageIdOf(bob.email)).toEqual([expected(bob.id)]);

@@ -81,7 +81,10 @@ describe('maintenance', () => {
       const admin = await login(t);
       const sql = t.app.get(DataSource);
       const [me] = await sql.query<{ id: string }[]>('SELECT id FROM users LIMIT 1');
-      await sql.query(`INSERT INTO alert_records (user_id, fingerprint, threshold, sent_at) VALUES ($1, 'gone', 7, now())`, [me.id]);
+      await sql.query(
+        `INSERT INTO notification_deliveries (recipient, event_type, fingerprint, bucket, user_id, delivered_at) VALUES ('user:' || $1, 'cert_expiring', 'gone', 7, $1::uuid, now())`,
+        [me.id],
+      );
       const result = (await t.http.post('/api/v1/maintenance/tasks/purge-alert-records/run').set(bearer(admin)).expect(200)).body as {
         counts: Record<string, number>;
       };

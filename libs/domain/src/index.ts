@@ -9,6 +9,7 @@ export * from './saml';
 export * from './tls';
 export * from './concurrency';
 export * from './alert-bucket';
+export * from './notification-events';
 export * from './tags';
 export * from './templates';
 export * from './trust';

@@ -1,5 +1,5 @@
 import { AlertLastRunEntity } from '../modules/alerts/alert-last-run.entity';
-import { AlertRecordEntity } from '../modules/alerts/alert-record.entity';
+import { NotificationDeliveryEntity } from '../modules/alerts/notification-delivery.entity';
 import { ApiKeyEntity } from '../modules/api-keys/api-key.entity';
 import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
 import { DiscoveryNetworkEntity } from '../modules/discovery/network.entity';
@@ -40,7 +40,7 @@ export const ENTITIES = [
   SamlDocumentEntity,
   SettingEntity,
   NotificationTemplateEntity,
-  AlertRecordEntity,
+  NotificationDeliveryEntity,
   AlertLastRunEntity,
   RootStoreEntity,
   RootStoreAnchorEntity,

@@ -17,6 +17,7 @@ import { UserLastSignIn1795327200000 } from './1795327200000-UserLastSignIn';
 import { OidcLoginCodeBrowser1795330800000 } from './1795330800000-OidcLoginCodeBrowser';
 import { EndpointListSorts1795345200000 } from './1795345200000-EndpointListSorts';
 import { AlertLastRun1795348800000 } from './1795348800000-AlertLastRun';
+import { NotificationOutbox1795359600000 } from './1795359600000-NotificationOutbox';
 import { CalendarChangeSignal1795402800000 } from './1795402800000-CalendarChangeSignal';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
@@ -40,5 +41,6 @@ export const MIGRATIONS = [
   OidcLoginCodeBrowser1795330800000,
   EndpointListSorts1795345200000,
   AlertLastRun1795348800000,
+  NotificationOutbox1795359600000,
   CalendarChangeSignal1795402800000,
 ];

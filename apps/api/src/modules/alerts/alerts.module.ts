@@ -7,11 +7,12 @@ import { AlertsController } from './alerts.controller';
 import { AlertsRepository } from './alerts.repository';
 import { AlertsScheduler } from './alerts.scheduler';
 import { AlertsService } from './alerts.service';
+import { senderProviders } from './senders/senders';
 
 @Module({
   imports: [ExpiryModule, MailModule, SettingsModule, TemplatesModule],
   controllers: [AlertsController],
-  providers: [AlertsRepository, AlertsService, AlertsScheduler],
+  providers: [AlertsRepository, AlertsService, AlertsScheduler, ...senderProviders],
   exports: [AlertsService],
 })
 export class AlertsModule {}

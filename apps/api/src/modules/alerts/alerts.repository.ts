@@ -1,23 +1,26 @@
+import type { EventType } from '@certkeeper/domain';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { withAdvisoryLock, withAdvisoryTryLock } from '../../database/advisory-lock';
 import { ALERT_JOB_LOCK_KEY } from '../../database/advisory-lock-keys';
+import type { Recipient } from './recipient';
+import type { DeliveryFailure, DeliveryOutcome } from './senders/notification-sender';
 
-export interface Recipient {
-  id: string;
-  email: string;
-  tagSubscriptions: string[];
-}
-
-export interface AlertKey {
-  userId: string;
+/** The outbox's key of one delivery (docs/api-contract.md section 6). */
+export interface DeliveryKey {
+  recipient: string;
+  eventType: EventType;
   fingerprint: string;
-  threshold: number;
+  bucket: number;
 }
 
-/** How claiming and sending one alert ended; a failure keeps what it failed with (the send's SmtpDeliveryError, or the database's error). */
-export type ClaimResult = { outcome: 'sent' } | { outcome: 'already-sent' } | { outcome: 'failed'; cause: unknown };
+/** How claiming and sending one delivery ended: a failure keeps the receiver's answer, or what was thrown (the database's error). */
+export type ClaimResult =
+  | { outcome: 'sent' }
+  | { outcome: 'already-sent' }
+  | { outcome: 'failed'; failure: DeliveryFailure }
+  | { outcome: 'failed'; cause: unknown };
 
 /** The latest alert run: when it started and what it did. */
 export interface AlertRun {
@@ -45,50 +48,56 @@ export class AlertsRepository {
     return withAdvisoryTryLock(this.dataSource, ALERT_JOB_LOCK_KEY, work);
   }
 
-  /** Users who get e-mail: notify on, account enabled, an address on file. */
+  /** The e-mail recipients: users with notify on, account enabled and an address on file. */
   recipients(): Promise<Recipient[]> {
     return this.dataSource.query<Recipient[]>(
-      `SELECT id, email, tag_subscriptions AS "tagSubscriptions" FROM users WHERE notify AND NOT disabled AND email <> '' ORDER BY id`,
+      `SELECT 'user:' || id AS key, 'email' AS channel, email AS address, tag_subscriptions AS tags, id AS "userId"
+         FROM users WHERE notify AND NOT disabled AND email <> '' ORDER BY id`,
     );
   }
 
-  /** The keys among `candidates` (every user x every key) that have no record yet. */
-  async undelivered(userIds: string[], keys: { fingerprint: string; threshold: number }[]): Promise<AlertKey[]> {
-    if (userIds.length === 0 || keys.length === 0) return [];
-    return this.dataSource.query<AlertKey[]>(
-      `SELECT u.user_id AS "userId", k.fingerprint, k.threshold
-         FROM unnest($1::uuid[]) AS u(user_id)
-        CROSS JOIN unnest($2::text[], $3::int[]) AS k(fingerprint, threshold)
+  /** The deliveries among every recipient x every due event that the outbox has no row for yet. */
+  async undelivered(recipients: string[], events: Omit<DeliveryKey, 'recipient'>[]): Promise<DeliveryKey[]> {
+    if (recipients.length === 0 || events.length === 0) return [];
+    return this.dataSource.query<DeliveryKey[]>(
+      `SELECT r.recipient, k.event_type AS "eventType", k.fingerprint, k.bucket
+         FROM unnest($1::text[]) AS r(recipient)
+        CROSS JOIN unnest($2::text[], $3::text[], $4::int[]) AS k(event_type, fingerprint, bucket)
         WHERE NOT EXISTS (
-          SELECT 1 FROM alert_records r WHERE r.user_id = u.user_id AND r.fingerprint = k.fingerprint AND r.threshold = k.threshold)`,
-      [userIds, keys.map((k) => k.fingerprint), keys.map((k) => k.threshold)],
+          SELECT 1 FROM notification_deliveries d
+           WHERE d.recipient = r.recipient AND d.event_type = k.event_type AND d.fingerprint = k.fingerprint AND d.bucket = k.bucket)`,
+      [recipients, events.map((e) => e.eventType), events.map((e) => e.fingerprint), events.map((e) => e.bucket)],
     );
   }
 
   /**
-   * Claims one alert by inserting its record inside an open transaction, sends, and commits only
-   * once the SMTP server accepted: a failed send rolls the record back (retried next run), and a
+   * Claims one delivery by inserting its outbox row inside an open transaction, sends, and commits
+   * only once the receiver accepted: a failed send rolls the row back (retried next run), and a
    * concurrent run's insert of the same key waits for us and then finds it delivered.
    */
-  async claimAndSend(key: AlertKey, at: Date, send: () => Promise<void>): Promise<ClaimResult> {
+  async claimAndSend(key: DeliveryKey, userId: string, at: Date, send: () => Promise<DeliveryOutcome>): Promise<ClaimResult> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
     try {
       const claimed = (await runner.query(
-        `INSERT INTO alert_records (user_id, fingerprint, threshold, sent_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT DO NOTHING RETURNING user_id`,
-        [key.userId, key.fingerprint, key.threshold, at],
+        `INSERT INTO notification_deliveries (recipient, event_type, fingerprint, bucket, user_id, delivered_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING recipient`,
+        [key.recipient, key.eventType, key.fingerprint, key.bucket, userId, at],
       )) as unknown[];
       if (claimed.length === 0) {
         await runner.commitTransaction();
         return { outcome: 'already-sent' };
       }
-      await send();
+      const sent = await send();
+      if (sent.status === 'failed') {
+        await runner.rollbackTransaction();
+        return { outcome: 'failed', failure: sent.failure };
+      }
       await runner.commitTransaction();
       return { outcome: 'sent' };
     } catch (cause) {
-      await runner.rollbackTransaction().catch(() => undefined);
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       return { outcome: 'failed', cause };
     } finally {
       await runner.release();

@@ -1,14 +1,14 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { alertBucket, type AlertBucket, daysRemaining, expiringWithinBefore, isExpired, type TemplateValues } from '@certkeeper/domain';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type Channel, daysRemaining, type DueEvent, dueEvents, expiringWithinBefore, type TemplateValues } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { type ExpiringCertificate, ExpiryRepository } from '../expiry/expiry.repository';
-import { Mailer, type MailSession, SmtpDeliveryError } from '../mail/mailer';
 import { SMTP_FAILURE_REASONS } from '../mail/smtp-failure';
 import { AppMetrics } from '../metrics/app-metrics';
 import { SettingsService } from '../settings/settings.service';
-import { TemplatesService } from '../templates/templates.service';
-import { alertMessageId } from './alert-message-id';
-import { type AlertKey, type AlertRun, AlertsRepository, type Recipient } from './alerts.repository';
+import { type AlertRun, AlertsRepository, type ClaimResult, type DeliveryKey } from './alerts.repository';
+import type { Recipient } from './recipient';
+import type { NotificationSender, SenderSession } from './senders/notification-sender';
+import { SENDERS } from './senders/senders';
 
 /** Why alerts were not sent: an SMTP failure class (smtp-failure.ts), or `internal` when the database or the job failed. */
 export const ALERT_FAILURE_REASONS = [...SMTP_FAILURE_REASONS, 'internal'] as const;
@@ -35,15 +35,16 @@ export const ON_DEMAND_MAX_WAIT_MS = 10 * 60 * 1000;
 const USERS_PER_BATCH = 50;
 
 interface Pending {
-  key: AlertKey;
-  email: string;
+  key: DeliveryKey;
+  recipient: Recipient;
   certificate: ExpiringCertificate;
-  bucket: AlertBucket;
 }
 
 /**
- * The alert job (docs/api-contract.md section 6): decide which (user, certificate, threshold) alerts
- * are due and not yet delivered, then deliver each exactly once. One replica at a time.
+ * The alert job (docs/api-contract.md section 6), the one notification pipeline: the event sources
+ * (dueEvents) say which events the current certificates call for, each recipient in scope gets each
+ * one that has no outbox row yet, and its channel's sender delivers it exactly once. One replica at
+ * a time. A new event type is a new source, a new channel a new sender: never a second job.
  */
 @Injectable()
 export class AlertsService {
@@ -53,8 +54,7 @@ export class AlertsService {
     private readonly alerts: AlertsRepository,
     private readonly expiry: ExpiryRepository,
     private readonly settings: SettingsService,
-    private readonly templates: TemplatesService,
-    private readonly mailer: Mailer,
+    @Inject(SENDERS) private readonly senders: NotificationSender[],
     private readonly clock: Clock,
     private readonly metrics: AppMetrics,
   ) {}
@@ -88,30 +88,32 @@ export class AlertsService {
   }
 
   private async deliverDueAlerts(): Promise<AlertTotals> {
-    const smtp = await this.settings.smtpSettings();
-    if (!smtp) {
-      this.logger.log('Mail is disabled or not configured; no alerts sent.');
-      return { alertsSent: 0, alreadySent: 0, failed: 0, failures: [] };
-    }
-    const session = this.mailer.openSession(smtp);
     const totals: AlertTotals = { alertsSent: 0, alreadySent: 0, failed: 0, failures: [] };
+    const sessions = await this.openSessions();
+    if (sessions.size === 0) return totals;
     const failures = new FailureTally();
+    // Nothing aborts a run today (each SMTP step has its own deadline); senders honour the signal so a run deadline needs no change in them.
+    const { signal } = new AbortController();
     try {
-      for await (const batch of this.dueAlerts()) {
+      for await (const batch of this.dueAlerts((recipient) => sessions.has(recipient.channel))) {
         totals.alreadySent += batch.alreadySent;
         for (const alert of batch.pending) {
-          const result = await this.alerts.claimAndSend(alert.key, this.clock.now(), () => this.deliver(session, alert, smtp.fromAddress));
+          const { sender, session } = sessions.get(alert.recipient.channel)!;
+          const notification = { ...alert.key, recipient: alert.recipient, values: templateValues(alert.certificate, this.clock.now()) };
+          const result = await this.alerts.claimAndSend(alert.key, alert.recipient.userId, this.clock.now(), () =>
+            session.send(notification, { signal }),
+          );
           this.metrics.recordAlertOutcome(result.outcome);
           if (result.outcome === 'sent') totals.alertsSent += 1;
           else if (result.outcome === 'already-sent') totals.alreadySent += 1;
           else {
             totals.failed += 1;
-            failures.add(this.reportFailure(alert, result.cause));
+            failures.add(this.reportFailure(sender, alert, result));
           }
         }
       }
     } finally {
-      session.close();
+      for (const { session } of sessions.values()) session.close();
     }
     totals.failures = failures.counts();
     this.logger.log('alert job finished', {
@@ -123,26 +125,35 @@ export class AlertsService {
     return totals;
   }
 
+  /** This run's session of every channel that is switched on, by channel. */
+  private async openSessions(): Promise<Map<Channel, { sender: NotificationSender; session: SenderSession }>> {
+    const sessions = new Map<Channel, { sender: NotificationSender; session: SenderSession }>();
+    for (const sender of this.senders) {
+      const session = await sender.open();
+      if (session) sessions.set(sender.channel, { sender, session });
+    }
+    return sessions;
+  }
+
   /**
-   * One warning line per alert the relay did not take, naming the user by id (as the other log
-   * lines do, not by address) and the failure class, never the relay's text; the next run retries it.
+   * One warning line per delivery the receiver did not take, naming the user by id (as the other
+   * log lines do, not by address) and the failure class, never the receiver's text; the next run
+   * retries it.
    */
-  private reportFailure(alert: Pending, cause: unknown): { reason: AlertFailureReason; replyCode: number | null } {
-    const fields = { user_id: alert.key.userId, fingerprint: alert.key.fingerprint, threshold: alert.key.threshold };
-    if (cause instanceof SmtpDeliveryError) {
-      const { reason, replyCode } = cause.failure;
-      this.logger.warn(`Alert e-mail to user ${alert.key.userId} not sent, retried on the next run: ${cause.message}`, {
-        ...fields,
-        reason,
-        reply_code: replyCode,
-      });
+  private reportFailure(
+    sender: NotificationSender,
+    alert: Pending,
+    result: Extract<ClaimResult, { outcome: 'failed' }>,
+  ): { reason: AlertFailureReason; replyCode: number | null } {
+    const fields = { user_id: alert.recipient.userId, fingerprint: alert.key.fingerprint, threshold: alert.key.bucket };
+    const what = `${sender.deliveryNoun} to user ${alert.recipient.userId} not sent, retried on the next run`;
+    if ('failure' in result) {
+      const { reason, replyCode, description } = result.failure;
+      this.logger.warn(`${what}: ${description}`, { ...fields, reason, reply_code: replyCode });
       return { reason, replyCode };
     }
-    const message = cause instanceof Error ? cause.message : String(cause);
-    this.logger.error(`Alert e-mail to user ${alert.key.userId} not sent, retried on the next run: ${message}`, {
-      ...fields,
-      reason: 'internal',
-    });
+    const message = result.cause instanceof Error ? result.cause.message : String(result.cause);
+    this.logger.error(`${what}: ${message}`, { ...fields, reason: 'internal' });
     return { reason: 'internal', replyCode: null };
   }
 
@@ -157,42 +168,43 @@ export class AlertsService {
   }
 
   /**
-   * The due alerts not yet recorded, in batches small enough to keep memory flat on a first run
-   * over a large fleet. Recipients are grouped by their subscriptions, so each distinct scope is
-   * queried once whatever the number of users sharing it, and checked in chunks of users.
+   * The due deliveries without an outbox row, in batches small enough to keep memory flat on a
+   * first run over a large fleet. Recipients are grouped by their scope, so each distinct scope is
+   * queried once whatever the number of recipients sharing it, and checked in chunks of recipients.
    */
-  private async *dueAlerts(): AsyncGenerator<{ pending: Pending[]; alreadySent: number }> {
+  private async *dueAlerts(
+    served: (recipient: Recipient) => boolean = () => true,
+  ): AsyncGenerator<{ pending: Pending[]; alreadySent: number }> {
     const now = this.clock.now();
     const thresholds = await this.settings.alertThresholds();
     const horizon = expiringWithinBefore(Math.max(...thresholds), now);
-    for (const group of groupBySubscriptions(await this.alerts.recipients())) {
-      const due = (await this.expiry.findCurrentExpiringBefore(horizon, group.subscriptions)).flatMap((certificate) => {
-        const bucket = alertBucket(daysRemaining(certificate.notAfter, now), isExpired(certificate.notAfter, now), thresholds);
-        return bucket ? [{ certificate, bucket }] : [];
-      });
+    for (const group of groupByScope((await this.alerts.recipients()).filter(served))) {
+      const due = (await this.expiry.findCurrentExpiringBefore(horizon, group.tags)).flatMap((certificate) =>
+        dueEvents(certificate, { now, thresholds }).map((event) => ({ certificate, event })),
+      );
       if (due.length === 0) continue;
-      const byKey = new Map(due.map((d) => [`${d.certificate.fingerprint}/${d.bucket.threshold}`, d]));
-      const keys = due.map((d) => ({ fingerprint: d.certificate.fingerprint, threshold: d.bucket.threshold }));
+      const byKey = new Map(due.map((d) => [eventKey(d.certificate.fingerprint, d.event), d.certificate]));
+      const events = due.map((d) => ({ eventType: d.event.eventType, fingerprint: d.certificate.fingerprint, bucket: d.event.bucket }));
       for (let start = 0; start < group.recipients.length; start += USERS_PER_BATCH) {
         const recipients = group.recipients.slice(start, start + USERS_PER_BATCH);
-        const emails = new Map(recipients.map((r) => [r.id, r.email]));
+        const byRecipient = new Map(recipients.map((r) => [r.key, r]));
         const undelivered = await this.alerts.undelivered(
-          recipients.map((r) => r.id),
-          keys,
+          recipients.map((r) => r.key),
+          events,
         );
-        const pending = undelivered.map((key) => {
-          const { certificate, bucket } = byKey.get(`${key.fingerprint}/${key.threshold}`)!;
-          return { key, email: emails.get(key.userId)!, certificate, bucket };
-        });
+        const pending = undelivered.map((key) => ({
+          key,
+          recipient: byRecipient.get(key.recipient)!,
+          certificate: byKey.get(eventKey(key.fingerprint, key))!,
+        }));
         yield { pending, alreadySent: recipients.length * due.length - pending.length };
       }
     }
   }
+}
 
-  private async deliver(session: MailSession, alert: Pending, fromAddress: string): Promise<void> {
-    const message = await this.templates.render(alert.bucket.eventType, templateValues(alert.certificate, this.clock.now()));
-    await session.send({ to: alert.email, messageId: alertMessageId(alert.key, fromAddress), ...message });
-  }
+function eventKey(fingerprint: string, event: DueEvent): string {
+  return `${fingerprint}/${event.eventType}/${event.bucket}`;
 }
 
 /** One alert names every endpoint the certificate is current on (docs/api-contract.md section 6). */
@@ -226,12 +238,12 @@ class FailureTally {
   }
 }
 
-function groupBySubscriptions(recipients: Recipient[]): { subscriptions: string[]; recipients: Recipient[] }[] {
-  const groups = new Map<string, { subscriptions: string[]; recipients: Recipient[] }>();
+function groupByScope(recipients: Recipient[]): { tags: string[]; recipients: Recipient[] }[] {
+  const groups = new Map<string, { tags: string[]; recipients: Recipient[] }>();
   for (const recipient of recipients) {
-    const subscriptions = [...recipient.tagSubscriptions].sort();
-    const key = JSON.stringify(subscriptions);
-    const group = groups.get(key) ?? { subscriptions, recipients: [] };
+    const tags = [...recipient.tags].sort();
+    const key = JSON.stringify(tags);
+    const group = groups.get(key) ?? { tags, recipients: [] };
     group.recipients.push(recipient);
     groups.set(key, group);
   }

@@ -14,7 +14,7 @@ export interface OutgoingMessage {
   /** Null sends the text alone (a template written as plain text); otherwise HTML with the text as its alternative. */
   html: string | null;
   text: string;
-  /** `<id@domain>`; absent: nodemailer makes a random one. Alerts set theirs (alert-message-id.ts). */
+  /** `<id@domain>`; absent: nodemailer makes a random one. Alerts set theirs (senders/alert-message-id.ts). */
   messageId?: string;
 }
 

@@ -87,7 +87,7 @@ export class MaintenanceRepository {
   /** Dedup records of certificates no longer current anywhere: they can never alert again as they are. */
   async purgeAlertRecords(): Promise<Record<string, number>> {
     const deleted = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM alert_records r WHERE NOT EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = r.fingerprint AND l.is_current)`,
+      `DELETE FROM notification_deliveries r WHERE NOT EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = r.fingerprint AND l.is_current)`,
     );
     return { alertRecords: deleted[1] };
   }
