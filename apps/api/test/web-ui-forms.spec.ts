@@ -114,7 +114,8 @@ describeWithChromium('forms, agent commands, root-store import, alert e-mails an
       await page.getByRole('heading', { name: 'Expiring certificates' }).waitFor();
       expect(await page.getByRole('region', { name: 'Getting started' }).count()).toBe(0);
 
-      // Another person in the same browser still gets it.
+      // Another person in the same browser still gets it. On a phone, sign-out is behind the menu.
+      await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.goto('/login');
       await signIn(page, other.email, other.password);
