@@ -211,6 +211,24 @@ describeWithChromium('the web interface says what expires next and whether anyon
     }, 120_000);
   });
 
+  it('offers one Download CSV on every other list the API exports: the discovery inbox, the audit log and scan history', async () => {
+    const page = await openPage(SIZES[1].viewport);
+    const lists: [string, string, RegExp][] = [
+      ['/discovery/inbox', 'Inbox', /^certkeeper-discovery-inbox-\d{4}-\d{2}-\d{2}\.csv$/],
+      ['/audit', 'Audit log', /^certkeeper-audit-\d{4}-\d{2}-\d{2}\.csv$/],
+      [`/endpoints/${ids.relay}`, 'Scan history', /^certkeeper-endpoint-history-\d{4}-\d{2}-\d{2}\.csv$/],
+    ];
+    for (const [path, heading, fileName] of lists) {
+      await page.goto(path);
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+      expect(download.suggestedFilename()).toMatch(fileName);
+      const rows: Record<string, string>[] = parse(readFileSync(await download.path(), 'utf8'), { columns: true });
+      if (heading === 'Scan history') expect(rows.length).toBeGreaterThan(0);
+      await expectSound(page);
+    }
+  }, 120_000);
+
   it('warns on the dashboard when mail is off, when deliveries failed and when scanners are offline, and not when all is well', async () => {
     const banner = (page: Page) => page.getByRole('region', { name: 'Alerts may not reach anyone' });
     for (const { viewport } of SIZES) {

@@ -47,7 +47,8 @@ export function EndpointDetailPage() {
 
   const data = endpoint.data;
   // The scanner that will run a requested scan: when its agent is offline the scan waits for it.
-  const scanners = useApiQuery('scanners', () => api.GET('/api/v1/scanners'));
+  // Read again when a scan lands (its agent called in) and when a scan is asked for.
+  const scanners = useApiQuery(`scanners:${refreshKey}`, () => api.GET('/api/v1/scanners'));
   const scanner = data && findScanner(scanners.data, data.scannerId);
   return (
     <>
@@ -67,7 +68,10 @@ export function EndpointDetailPage() {
                 scannable={scannable}
                 waitingForScan={waitingForScan && scanAskedAfter !== undefined}
                 offlineScanner={scanner && !scanner.online ? scanner.name : null}
-                onScanRequested={() => setScanAskedAfter(data.lastScannedAt)}
+                onScanRequested={() => {
+                  setScanAskedAfter(data.lastScannedAt);
+                  scanners.reload();
+                }}
               />
             )}
           </div>

@@ -39,7 +39,7 @@ export function ScanHistory({ endpointId, refreshKey }: { endpointId: string; re
           <p className="muted">
             The latest {history.data.length} of {total} scans.
           </p>
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="history-heading">
             <table>
               <thead>
                 <tr>
@@ -130,7 +130,7 @@ export function TlsProfile({ endpointId, refreshKey }: { endpointId: string; ref
             </div>
           </dl>
           <Findings lines={findings(data)} />
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="tls-heading">
             <table>
               <thead>
                 <tr>
