@@ -179,13 +179,13 @@ function ScannerName({ id, scanner }: { id: string | null; scanner: Scanner | un
   if (id === null)
     return (
       <>
-        the default scanner{scanner ? ` (${scanner.name})` : ''}
+        <span>the default scanner{scanner ? ` (${scanner.name})` : ''}</span>
         {status}
       </>
     );
   return (
     <>
-      {scanner?.name ?? <span className="mono">{id}</span>}
+      {scanner ? <span>{scanner.name}</span> : <span className="mono">{id}</span>}
       {status}
     </>
   );
