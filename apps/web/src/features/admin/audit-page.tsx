@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
+import { CsvButton } from '../../ui/csv-button';
 import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
@@ -62,10 +63,11 @@ function AuditLog() {
   const targetId = params.get('targetId') ?? '';
   const [actionInput, setActionInput] = useState(action);
   const [targetInput, setTargetInput] = useState(targetId);
+  const filters = { action: action || undefined, targetId: targetId || undefined };
 
   const { data, error, loading } = useApiQuery(`audit?${params.toString()}`, () =>
     api.GET('/api/v1/audit', {
-      params: { query: { action: action || undefined, targetId: targetId || undefined, limit: PAGE_SIZE, offset } },
+      params: { query: { ...filters, limit: PAGE_SIZE, offset } },
     }),
   );
 
@@ -83,7 +85,21 @@ function AuditLog() {
 
   return (
     <>
-      <h1>Audit log</h1>
+      <div className="title-row">
+        <h1>Audit log</h1>
+        <div className="row-actions">
+          <CsvButton
+            list="audit"
+            fetchCsv={() =>
+              api.GET('/api/v1/audit', {
+                params: { query: { ...filters, format: 'csv' } },
+                headers: { Accept: 'text/csv' },
+                parseAs: 'blob',
+              })
+            }
+          />
+        </div>
+      </div>
       <form className="filters" role="search" aria-label="Audit filters" onSubmit={apply}>
         <div className="field">
           <label htmlFor="audit-action">Action</label>

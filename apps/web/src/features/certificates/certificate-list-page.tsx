@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'react-router';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
+import { CsvButton } from '../../ui/csv-button';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
@@ -18,6 +19,17 @@ const FLAGS = [
 type Flag = (typeof FLAGS)[number]['name'];
 
 /**
+ * Which certificates the list holds, as the address's `show` names it. By default those in use
+ * on an endpoint (`inUse=true`): the bundled trust anchors, over a hundred, would otherwise bury
+ * the ones an operator runs. The others are asked for.
+ */
+const SHOWS = [
+  { value: 'in-use', label: 'In use on an endpoint', query: { inUse: true } },
+  { value: 'no-anchors', label: 'All but trust anchors', query: { anchors: false } },
+  { value: 'all', label: 'All, with trust anchors', query: {} },
+] as const;
+
+/**
  * GET /api/v1/certificates, soonest expiry first: free text (fingerprint prefix, common name or
  * SAN) and the yes/no filters, one page of 50 at a time with X-Total-Count for the total. The
  * filters and the page live in the address, so a search can be bookmarked and Back returns to it.
@@ -28,21 +40,22 @@ export function CertificateListPage() {
   const { params, page, offset, update } = useListAddress();
   const q = params.get('q') ?? '';
   const flag = (name: Flag) => parseBool(params.get(name));
+  const show = SHOWS.find((candidate) => candidate.value === params.get('show')) ?? SHOWS[0];
   const [search, setSearch] = useState(q);
   // Set by the detail screen after a delete, so the person sees it happened.
   const deleted = (useLocation().state as { deleted?: string } | null)?.deleted;
 
+  const filters = {
+    q: q || undefined,
+    expired: flag('expired'),
+    isCa: flag('isCa'),
+    selfSigned: flag('selfSigned'),
+    ...show.query,
+  };
   const { data, error, loading, response } = useApiQuery(params.toString(), () =>
     api.GET('/api/v1/certificates', {
       params: {
-        query: {
-          q: q || undefined,
-          expired: flag('expired'),
-          isCa: flag('isCa'),
-          selfSigned: flag('selfSigned'),
-          limit: PAGE_SIZE,
-          offset,
-        },
+        query: { ...filters, limit: PAGE_SIZE, offset },
       },
     }),
   );
@@ -56,7 +69,22 @@ export function CertificateListPage() {
 
   return (
     <>
-      <h1>Certificates</h1>
+      <div className="title-row">
+        <h1>Certificates</h1>
+        <div className="row-actions">
+          {/* Every certificate the filters match, not just this page. */}
+          <CsvButton
+            list="certificates"
+            fetchCsv={() =>
+              api.GET('/api/v1/certificates', {
+                params: { query: { ...filters, format: 'csv' } },
+                headers: { Accept: 'text/csv' },
+                parseAs: 'blob',
+              })
+            }
+          />
+        </div>
+      </div>
       {deleted && <p role="status">Deleted {deleted}.</p>}
       <form className="filters" role="search" onSubmit={submitSearch}>
         <div className="field">
@@ -68,6 +96,20 @@ export function CertificateListPage() {
             value={search}
             onChange={(event) => setSearch(event.target.value)}
           />
+        </div>
+        <div className="field">
+          <label htmlFor="certificate-show">Show</label>
+          <select
+            id="certificate-show"
+            value={show.value}
+            onChange={(event) => update({ show: event.target.value === SHOWS[0].value ? null : event.target.value })}
+          >
+            {SHOWS.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
         </div>
         {FLAGS.map((filter) => (
           <div className="field" key={filter.name}>

@@ -4,6 +4,7 @@ import { useAuth } from '../../auth/auth-context';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { useApiQuery } from '../../ui/use-api-query';
+import { AlertingHealth } from './alerting-health';
 import { Onboarding } from './onboarding';
 
 /** GET /api/v1/dashboard: the caller's view (scoped by their tag subscriptions), counts and three panels. */
@@ -32,6 +33,7 @@ export function DashboardPage() {
       {loading && !data && <p role="status">Loading…</p>}
       {data && (
         <>
+          <AlertingHealth alerting={data.alerting} />
           <section aria-labelledby="counts-heading">
             <h2 id="counts-heading" className="visually-hidden">
               Counts

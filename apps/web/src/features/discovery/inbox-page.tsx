@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
+import { CsvButton } from '../../ui/csv-button';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
@@ -37,10 +38,11 @@ export function InboxPage() {
   const networkId = params.get('networkId') ?? '';
   const q = params.get('q') ?? '';
   const [search, setSearch] = useState(q);
+  const filters = { status, networkId: networkId || undefined, q: q || undefined };
 
   const inbox = useApiQuery(params.toString(), () =>
     api.GET('/api/v1/discovery/inbox', {
-      params: { query: { status, networkId: networkId || undefined, q: q || undefined, limit: PAGE_SIZE, offset } },
+      params: { query: { ...filters, limit: PAGE_SIZE, offset } },
     }),
   );
   const networks = useApiQuery('networks', () => api.GET('/api/v1/discovery/networks'));
@@ -107,7 +109,21 @@ export function InboxPage() {
 
   return (
     <div className="discovery inbox">
-      <h1>Inbox</h1>
+      <div className="title-row">
+        <h1>Inbox</h1>
+        <div className="row-actions">
+          <CsvButton
+            list="discovery-inbox"
+            fetchCsv={() =>
+              api.GET('/api/v1/discovery/inbox', {
+                params: { query: { ...filters, format: 'csv' } },
+                headers: { Accept: 'text/csv' },
+                parseAs: 'blob',
+              })
+            }
+          />
+        </div>
+      </div>
       <p className="muted">
         The TLS services the sweeps found. Promote one to monitor it as a host endpoint; dismiss it to hide it until another certificate is
         seen there.

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api } from '../../api/client';
+import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
@@ -12,6 +12,7 @@ import { ScanHistory, TlsProfile } from './endpoint-scans';
 import { STARTTLS_NAMES } from './endpoint-form';
 import { EndpointTags } from './endpoint-tags';
 import { SamlMetadata } from './saml-metadata';
+import { ScannerStatus } from '../scanners/scanner-status';
 import './endpoints.css';
 
 /** While a scanned endpoint waits for its first scan or a requested one, the screen looks again this often. */
@@ -45,6 +46,10 @@ export function EndpointDetailPage() {
   }, [waitingForScan, reload]);
 
   const data = endpoint.data;
+  // The scanner that will run a requested scan: when its agent is offline the scan waits for it.
+  // Read again when a scan lands (its agent called in) and when a scan is asked for.
+  const scanners = useApiQuery(`scanners:${refreshKey}`, () => api.GET('/api/v1/scanners'));
+  const scanner = data && findScanner(scanners.data, data.scannerId);
   return (
     <>
       <p>
@@ -62,7 +67,11 @@ export function EndpointDetailPage() {
                 name={data.name}
                 scannable={scannable}
                 waitingForScan={waitingForScan && scanAskedAfter !== undefined}
-                onScanRequested={() => setScanAskedAfter(data.lastScannedAt)}
+                offlineScanner={scanner && !scanner.online ? scanner.name : null}
+                onScanRequested={() => {
+                  setScanAskedAfter(data.lastScannedAt);
+                  scanners.reload();
+                }}
               />
             )}
           </div>
@@ -102,7 +111,7 @@ export function EndpointDetailPage() {
               <div>
                 <dt>Scanner</dt>
                 <dd>
-                  <ScannerName id={data.scannerId} />
+                  <ScannerName id={data.scannerId} scanner={scanner} />
                 </dd>
               </div>
             )}
@@ -152,29 +161,54 @@ export function EndpointDetailPage() {
   );
 }
 
-/** The scanner an endpoint is assigned to (GET /scanners); none is the default scanner. */
-function ScannerName({ id }: { id: string | null }) {
-  const scanners = useApiQuery('scanners', () => api.GET('/api/v1/scanners'));
-  const scanner = scanners.data?.find((candidate) => (id === null ? candidate.isDefault : candidate.id === id));
-  if (id === null) return <>the default scanner{scanner ? ` (${scanner.name})` : ''}</>;
-  return <>{scanner?.name ?? <span className="mono">{id}</span>}</>;
+type Scanner = Schemas['ScannerResponseDto'];
+
+/** The scanner an endpoint is assigned to; none is the default scanner. */
+function findScanner(scanners: Scanner[] | undefined, id: string | null): Scanner | undefined {
+  return scanners?.find((candidate) => (id === null ? candidate.isDefault : candidate.id === id));
+}
+
+/** The endpoint's scanner by name (the id when GET /scanners did not answer), and whether it is online. */
+function ScannerName({ id, scanner }: { id: string | null; scanner: Scanner | undefined }) {
+  const status = scanner && (
+    <>
+      {' '}
+      <ScannerStatus online={scanner.online} lastUsedAt={scanner.lastUsedAt} />
+    </>
+  );
+  if (id === null)
+    return (
+      <>
+        <span>the default scanner{scanner ? ` (${scanner.name})` : ''}</span>
+        {status}
+      </>
+    );
+  return (
+    <>
+      {scanner ? <span>{scanner.name}</span> : <span className="mono">{id}</span>}
+      {status}
+    </>
+  );
 }
 
 /**
- * Scan now (host and SAML endpoints that are scanned: its scanner picks it up within seconds),
- * Edit (its own screen) and Delete (after confirming, then back to the list).
+ * Scan now (host and SAML endpoints that are scanned: an online scanner picks it up within
+ * seconds; an offline one's scan waits until its agent calls in, and the screen says so), Edit (its own screen) and Delete (after confirming, then back to the list).
  */
 function EndpointActions({
   id,
   name,
   scannable,
   waitingForScan,
+  offlineScanner,
   onScanRequested,
 }: {
   id: string;
   name: string;
   scannable: boolean;
   waitingForScan: boolean;
+  /** The name of the endpoint's scanner when its agent is offline, else null. */
+  offlineScanner: string | null;
   onScanRequested: () => void;
 }) {
   const navigate = useNavigate();
@@ -214,7 +248,13 @@ function EndpointActions({
           )
         }
       />
-      <span role="status">{waitingForScan ? 'Scan requested: its scanner picks it up within seconds.' : ''}</span>
+      <span role="status">
+        {!waitingForScan
+          ? ''
+          : offlineScanner === null
+            ? 'Scan requested: its scanner picks it up within seconds.'
+            : `Scan requested, but the scanner ${offlineScanner} is offline: the scan waits until its agent calls in.`}
+      </span>
       <LoadError message={deletion.error ?? scan.error} />
     </div>
   );

@@ -2,15 +2,49 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
-import { DateTime } from '../../ui/expiry';
+import { CsvButton } from '../../ui/csv-button';
+import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
-import { useAction } from '../../ui/use-action';
 import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
+import { SortHeader } from '../../ui/sort-header';
+import { useThresholds } from '../../ui/thresholds';
 import { useApiQuery } from '../../ui/use-api-query';
-import { attachmentName, saveBlob } from '../../ui/csv-download';
 
 type EndpointType = 'host' | 'saml' | 'manual';
 const TYPES: EndpointType[] = ['host', 'saml', 'manual'];
+type SortField = 'name' | 'daysRemaining' | 'lastScannedAt' | 'createdAt';
+type Sort = SortField | `-${SortField}`;
+const SORTS: Sort[] = ['name', 'daysRemaining', 'lastScannedAt', 'createdAt'].flatMap((field) => [field as SortField, `-${field}` as Sort]);
+
+interface EndpointHealthFacts {
+  enabled: boolean;
+  errorSince: string | null;
+  lastScanError: string | null;
+  soonestNotAfter: string | null;
+  daysRemaining: number | null;
+}
+
+/**
+ * One word for an endpoint, expiry before scan state: a certificate that expired, or expires
+ * within the largest alert threshold (when the first alert goes out), matters more than whether
+ * the last scan worked; "ok" means neither. A failing scan keeps its error in the hover text.
+ */
+export function EndpointHealth({ endpoint, notice }: { endpoint: EndpointHealthFacts; notice: number }) {
+  const { soonestNotAfter, daysRemaining } = endpoint;
+  if (soonestNotAfter !== null && daysRemaining !== null) {
+    if (Date.parse(soonestNotAfter) <= Date.now()) return <span className="health urgency urgency-expired">Expired</span>;
+    if (daysRemaining <= notice) return <span className="health urgency urgency-critical">Expires within {notice} days</span>;
+  }
+  if (!endpoint.enabled) return <span className="health muted">Scanning paused</span>;
+  if (endpoint.errorSince) {
+    return (
+      <span className="health urgency urgency-warning" title={endpoint.lastScanError ?? undefined}>
+        Scan failing
+      </span>
+    );
+  }
+  return <span className="health urgency urgency-ok">OK</span>;
+}
 
 /**
  * GET /api/v1/endpoints with the route's filters and server-side paging: one page of 50 rows at a
@@ -27,51 +61,57 @@ export function EndpointListPage() {
   const enabled = parseBool(params.get('enabled'));
   const hasError = parseBool(params.get('has_error'));
   const tags = params.getAll('tag');
+  const sortParam = params.get('sort');
+  // Natural name order ("App 2" before "App 10") is the API's default and the list's.
+  const sort: Sort = SORTS.find((candidate) => candidate === sortParam) ?? 'name';
+  const expiresWithin = params.get('expires_within') ?? '';
   const [search, setSearch] = useState(q);
   const [tagInput, setTagInput] = useState(tags.join(', '));
+  const [withinInput, setWithinInput] = useState(expiresWithin);
+  const thresholds = useThresholds();
+  const notice = Math.max(...thresholds);
 
-  const filters = { q: q || undefined, type, enabled, has_error: hasError, tag: tags.length > 0 ? tags : undefined };
+  const filters = {
+    q: q || undefined,
+    type,
+    enabled,
+    has_error: hasError,
+    tag: tags.length > 0 ? tags : undefined,
+    expires_within: /^\d+$/.test(expiresWithin) ? Number(expiresWithin) : undefined,
+    sort,
+  };
   const { data, error, loading } = useApiQuery(params.toString(), () =>
     api.GET('/api/v1/endpoints', { params: { query: { ...filters, limit: PAGE_SIZE, offset } } }),
   );
-  const download = useAction();
-  // Every endpoint the filters match, not just this page (the CSV form ignores the paging).
-  const downloadCsv = () => {
-    let answer: Response | undefined;
-    const fallback = `certkeeper-endpoints-${new Date().toISOString().slice(0, 10)}.csv`;
-    return download.run(
-      async () => {
-        const result = await api.GET('/api/v1/endpoints', {
-          params: { query: { ...filters, format: 'csv' } },
-          headers: { Accept: 'text/csv' },
-          parseAs: 'blob',
-        });
-        answer = result.response;
-        return result;
-      },
-      (blob) => saveBlob(blob, answer ? attachmentName(answer, fallback) : fallback),
-    );
-  };
-
   const submitSearch = (event: FormEvent) => {
     event.preventDefault();
     const tagList = tagInput
       .split(',')
       .map((tag) => tag.trim())
       .filter((tag) => tag !== '');
-    update({ q: search.trim(), tag: tagList });
+    update({ q: search.trim(), tag: tagList, expires_within: withinInput.trim() });
   };
 
   const total = data?.totalCount ?? 0;
+  // The default order stays out of the address, so the plain list keeps its plain address.
+  const onSort = (next: Sort) => update({ sort: next === 'name' ? null : next });
 
   return (
     <>
       <div className="title-row">
         <h1>Endpoints</h1>
         <div className="row-actions">
-          <button type="button" disabled={download.busy} onClick={() => void downloadCsv()}>
-            {download.busy ? 'Preparing CSV…' : 'Download CSV'}
-          </button>
+          {/* Every endpoint the filters match, in the list's order, not just this page. */}
+          <CsvButton
+            list="endpoints"
+            fetchCsv={() =>
+              api.GET('/api/v1/endpoints', {
+                params: { query: { ...filters, format: 'csv' } },
+                headers: { Accept: 'text/csv' },
+                parseAs: 'blob',
+              })
+            }
+          />
           {can('endpoints:edit') && (
             <>
               <Link className="button" to="/endpoints/import">
@@ -84,11 +124,6 @@ export function EndpointListPage() {
           )}
         </div>
       </div>
-      {download.error && (
-        <p className="error" role="alert">
-          {download.error}
-        </p>
-      )}
 
       <form className="filters" role="search" onSubmit={submitSearch}>
         <div className="field">
@@ -104,6 +139,20 @@ export function EndpointListPage() {
         <div className="field">
           <label htmlFor="filter-tags">Tags</label>
           <input id="filter-tags" placeholder="env:prod, team:web" value={tagInput} onChange={(e) => setTagInput(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="filter-within">Expires within (days)</label>
+          <input
+            id="filter-within"
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={3650}
+            step={1}
+            placeholder="Any"
+            value={withinInput}
+            onChange={(e) => setWithinInput(e.target.value)}
+          />
         </div>
         <div className="field">
           <label htmlFor="filter-type">Type</label>
@@ -143,12 +192,14 @@ export function EndpointListPage() {
           <table>
             <thead>
               <tr>
-                <th scope="col">Name</th>
+                <SortHeader label="Name" field="name" sort={sort} onSort={onSort} />
+                <SortHeader label="Days remaining" field="daysRemaining" sort={sort} onSort={onSort} />
+                <th scope="col">Health</th>
                 <th scope="col">Type</th>
                 <th scope="col">Target</th>
                 <th scope="col">Tags</th>
-                <th scope="col">Last scanned</th>
-                <th scope="col">State</th>
+                <SortHeader label="Last scanned" field="lastScannedAt" sort={sort} onSort={onSort} />
+                <SortHeader label="Created" field="createdAt" sort={sort} onSort={onSort} />
               </tr>
             </thead>
             <tbody>
@@ -156,6 +207,16 @@ export function EndpointListPage() {
                 <tr key={endpoint.id}>
                   <td>
                     <Link to={`/endpoints/${endpoint.id}`}>{endpoint.name}</Link>
+                  </td>
+                  <td>
+                    {endpoint.soonestNotAfter !== null && endpoint.daysRemaining !== null ? (
+                      <DaysRemaining daysRemaining={endpoint.daysRemaining} notAfter={endpoint.soonestNotAfter} />
+                    ) : (
+                      <span className="muted">no certificate</span>
+                    )}
+                  </td>
+                  <td>
+                    <EndpointHealth endpoint={endpoint} notice={notice} />
                   </td>
                   <td>{endpoint.type}</td>
                   <td className="mono">
@@ -166,15 +227,7 @@ export function EndpointListPage() {
                     <DateTime value={endpoint.lastScannedAt} />
                   </td>
                   <td>
-                    {!endpoint.enabled ? (
-                      <span className="muted">disabled</span>
-                    ) : endpoint.errorSince ? (
-                      <span className="expiry-expired" title={endpoint.lastScanError ?? undefined}>
-                        failing
-                      </span>
-                    ) : (
-                      'ok'
-                    )}
+                    <DateTime value={endpoint.createdAt} dateOnly />
                   </td>
                 </tr>
               ))}

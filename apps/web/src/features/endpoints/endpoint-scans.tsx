@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
+import { CsvButton } from '../../ui/csv-button';
 import { DateTime } from '../../ui/expiry';
 import { LoadError } from '../../ui/layout';
 import { useApiQuery } from '../../ui/use-api-query';
@@ -16,7 +17,21 @@ export function ScanHistory({ endpointId, refreshKey }: { endpointId: string; re
   const total = Number(history.response?.headers.get('X-Total-Count') ?? history.data?.length ?? 0);
   return (
     <section aria-labelledby="history-heading">
-      <h2 id="history-heading">Scan history</h2>
+      <div className="title-row">
+        <h2 id="history-heading">Scan history</h2>
+        <div className="row-actions">
+          <CsvButton
+            list="endpoint-history"
+            fetchCsv={() =>
+              api.GET('/api/v1/endpoints/{id}/history', {
+                params: { path: { id: endpointId }, query: { format: 'csv' } },
+                headers: { Accept: 'text/csv' },
+                parseAs: 'blob',
+              })
+            }
+          />
+        </div>
+      </div>
       <LoadError message={history.error} />
       {history.data && history.data.length === 0 && <p className="muted">Not scanned yet.</p>}
       {history.data && history.data.length > 0 && (
@@ -24,7 +39,7 @@ export function ScanHistory({ endpointId, refreshKey }: { endpointId: string; re
           <p className="muted">
             The latest {history.data.length} of {total} scans.
           </p>
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="history-heading">
             <table>
               <thead>
                 <tr>
@@ -115,7 +130,7 @@ export function TlsProfile({ endpointId, refreshKey }: { endpointId: string; ref
             </div>
           </dl>
           <Findings lines={findings(data)} />
-          <div className="table-scroll">
+          <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="tls-heading">
             <table>
               <thead>
                 <tr>

@@ -1,12 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../../api/client';
-import { attachmentName, saveBlob } from '../../ui/csv-download';
+import { CsvButton } from '../../ui/csv-button';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
 import { useThresholds } from '../../ui/thresholds';
-import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 import './expiring.css';
 
@@ -44,25 +43,6 @@ export function ExpiringPage() {
   );
   const total = Number(response?.headers.get('X-Total-Count') ?? data?.length ?? 0);
 
-  const download = useAction();
-  // Every pair the filters match, not only this page (the CSV form ignores the paging).
-  const downloadCsv = () => {
-    let answer: Response | undefined;
-    const fallback = `certkeeper-certificates-expiring-${new Date().toISOString().slice(0, 10)}.csv`;
-    return download.run(
-      async () => {
-        const result = await api.GET('/api/v1/certificates/expiring', {
-          params: { query: { ...filters, format: 'csv' } },
-          headers: { Accept: 'text/csv' },
-          parseAs: 'blob',
-        });
-        answer = result.response;
-        return result;
-      },
-      (blob) => saveBlob(blob, answer ? attachmentName(answer, fallback) : fallback),
-    );
-  };
-
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const tagList = tagInput
@@ -77,17 +57,20 @@ export function ExpiringPage() {
       <div className="title-row">
         <h1>Expiring</h1>
         <div className="row-actions">
-          <button type="button" disabled={download.busy} onClick={() => void downloadCsv()}>
-            {download.busy ? 'Preparing CSV…' : 'Download CSV'}
-          </button>
+          {/* Every pair the filters match, not only this page (the CSV form ignores the paging). */}
+          <CsvButton
+            list="certificates-expiring"
+            fetchCsv={() =>
+              api.GET('/api/v1/certificates/expiring', {
+                params: { query: { ...filters, format: 'csv' } },
+                headers: { Accept: 'text/csv' },
+                parseAs: 'blob',
+              })
+            }
+          />
         </div>
       </div>
       <p className="muted">Every certificate in use on an endpoint, expired first, then the soonest to expire.</p>
-      {download.error && (
-        <p className="error" role="alert">
-          {download.error}
-        </p>
-      )}
 
       <form className="filters" onSubmit={submit} aria-label="Filters">
         <div className="field">

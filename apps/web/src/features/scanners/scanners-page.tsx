@@ -19,6 +19,7 @@ import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery, type ApiResult } from '../../ui/use-api-query';
 import { AgentCommands } from './agent-commands';
+import { ScannerStatus } from './scanner-status';
 
 type Scanner = Schemas['ScannerResponseDto'];
 type Settings = Schemas['CreateScannerDto'];
@@ -98,6 +99,7 @@ export function ScannersPage() {
             <thead>
               <tr>
                 <th scope="col">Name</th>
+                <th scope="col">Status</th>
                 <th scope="col">Default</th>
                 <th scope="col">Schedule</th>
                 <th scope="col">Concurrency</th>
@@ -110,6 +112,9 @@ export function ScannersPage() {
               {scanners.data.map((scanner) => (
                 <tr key={scanner.id}>
                   <td>{scanner.name}</td>
+                  <td>
+                    <ScannerStatus online={scanner.online} lastUsedAt={scanner.lastUsedAt} />
+                  </td>
                   <td>{scanner.isDefault ? 'Default' : <span className="muted">no</span>}</td>
                   <td className="mono nowrap">{scanner.scanCronExpression}</td>
                   <td>{scanner.scanConcurrency}</td>
