@@ -20,6 +20,7 @@ export function DashboardPage() {
   return (
     <>
       <h1>Dashboard</h1>
+      {data && <AlertingHealth alerting={data.alerting} />}
       <Onboarding />
       {subscriptions.length > 0 && (
         <p>
@@ -33,7 +34,6 @@ export function DashboardPage() {
       {loading && !data && <p role="status">Loading…</p>}
       {data && (
         <>
-          <AlertingHealth alerting={data.alerting} />
           <section aria-labelledby="counts-heading">
             <h2 id="counts-heading" className="visually-hidden">
               Counts
