@@ -251,7 +251,7 @@ describe('CSV exports', () => {
 
     const active = await expectSameRows('/api/v1/certificates/active', {}, 'array', 'certificates-active');
     expect(active.rows.length).toBe(5);
-    expect(active.header.slice(0, 4)).toEqual(['endpointId', 'endpointName', 'endpointType', 'certUse']);
+    expect(active.header.slice(0, 5)).toEqual(['endpointId', 'endpointName', 'endpointType', 'endpointTags', 'certUse']);
     expect((await expectSameRows('/api/v1/certificates/active', { type: 'manual' }, 'array', 'certificates-active')).rows.length).toBe(1);
     await expectSameRows('/api/v1/certificates/active', { tag: 'env:prod', certUse: 'tls' }, 'array', 'certificates-active');
     const expiring = await expectSameRows('/api/v1/certificates/expiring', { days: '10' }, 'array', 'certificates-expiring');

@@ -248,6 +248,7 @@ describe('GET /api/v1/dashboard', () => {
       endpointId: ids.E2,
       endpointName: 'bravo',
       endpointType: 'host',
+      endpointTags: [A],
       certUse: 'manual',
       fingerprint: fingerprints.C2,
       commonName: 'c2.dashboard.test',

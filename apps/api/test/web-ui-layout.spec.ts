@@ -237,6 +237,8 @@ describeWithChromium('the web interface on any screen size, in both colour schem
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('Certificates 1–2 of 2').waitFor();
     expect(await names()).toEqual(['expired-endpoint', 'warning-endpoint']);
+    // Each row names its endpoint's tags beside the endpoint.
+    expect(await page.getByRole('cell', { name: /env:prod/ }).count()).toBe(2);
     await page.getByLabel('Endpoint type').selectOption('saml');
     await page.getByText('No certificate expires within 7 days.').waitFor();
 

@@ -1428,6 +1428,8 @@ export interface components {
             /** Format: uuid */
             endpointId: string;
             endpointName: string;
+            /** @description The endpoint's tags. */
+            endpointTags: string[];
             /** @enum {string} */
             endpointType: "host" | "saml" | "manual";
             fingerprint: string;
@@ -3807,7 +3809,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ActiveCertificateDto"][];
-                    /** @example endpointId,endpointName,endpointType,certUse,fingerprint,commonName,sans,issuerCommonName,notBefore,notAfter,daysRemaining,firstSeenAt,lastSeenAt */
+                    /** @example endpointId,endpointName,endpointType,endpointTags,certUse,fingerprint,commonName,sans,issuerCommonName,notBefore,notAfter,daysRemaining,firstSeenAt,lastSeenAt */
                     "text/csv": string;
                 };
             };
@@ -3893,7 +3895,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ActiveCertificateDto"][];
-                    /** @example endpointId,endpointName,endpointType,certUse,fingerprint,commonName,sans,issuerCommonName,notBefore,notAfter,daysRemaining,firstSeenAt,lastSeenAt */
+                    /** @example endpointId,endpointName,endpointType,endpointTags,certUse,fingerprint,commonName,sans,issuerCommonName,notBefore,notAfter,daysRemaining,firstSeenAt,lastSeenAt */
                     "text/csv": string;
                 };
             };

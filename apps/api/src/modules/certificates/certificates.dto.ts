@@ -185,6 +185,7 @@ export class ActiveCertificateDto extends CurrentCertificateDto {
   @ApiProperty({ format: 'uuid' }) endpointId!: string;
   @ApiProperty() endpointName!: string;
   @ApiProperty({ enum: ENDPOINT_TYPES }) endpointType!: EndpointType;
+  @ApiProperty({ type: [String], description: "The endpoint's tags." }) endpointTags!: string[];
 }
 
 export class EndpointUploadResultDto {

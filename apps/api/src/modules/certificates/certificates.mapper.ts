@@ -66,5 +66,11 @@ export function toCertificateDetail(
 }
 
 export function toActiveCertificate(row: ActiveLinkRow, now: Date): ActiveCertificateDto {
-  return { endpointId: row.endpointId, endpointName: row.endpointName, endpointType: row.endpointType, ...toCurrentCertificate(row, now) };
+  return {
+    endpointId: row.endpointId,
+    endpointName: row.endpointName,
+    endpointType: row.endpointType,
+    endpointTags: row.endpointTags,
+    ...toCurrentCertificate(row, now),
+  };
 }

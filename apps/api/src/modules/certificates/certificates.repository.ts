@@ -34,6 +34,7 @@ export type CertificateSummary = Pick<
 export interface ActiveLinkRow extends CurrentCertificateRow {
   endpointName: string;
   endpointType: EndpointType;
+  endpointTags: string[];
 }
 
 /** The certificate list's filters, without a page window. */
@@ -257,7 +258,8 @@ export class CertificatesRepository {
     const countFrom = criteria.type || criteria.tags?.length ? from : 'FROM endpoint_certificates l';
     return {
       select: {
-        text: `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", l.cert_use AS "certUse",
+        text: `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", e.tags AS "endpointTags",
+              l.cert_use AS "certUse",
                       c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
                       c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt"
                  ${from} JOIN certificates c ON c.fingerprint = l.fingerprint

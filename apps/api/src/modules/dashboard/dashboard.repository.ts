@@ -131,7 +131,8 @@ export class DashboardRepository {
   /** Current links in scope expiring before `before` (expired ones included), soonest notAfter first: active rows. */
   findExpiringLinks(subscriptions: readonly string[], before: Date, limit: number): Promise<ActiveLinkRow[]> {
     return this.dataSource.query<ActiveLinkRow[]>(
-      `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", l.cert_use AS "certUse",
+      `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", e.tags AS "endpointTags",
+              l.cert_use AS "certUse",
               c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
               c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt"
          FROM endpoint_certificates l

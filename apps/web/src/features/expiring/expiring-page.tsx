@@ -146,6 +146,12 @@ export function ExpiringPage() {
                   <td data-label="Endpoint">
                     <Link to={`/endpoints/${row.endpointId}`}>{row.endpointName}</Link>{' '}
                     <span className="muted small">{row.endpointType}</span>
+                    {row.endpointTags.length > 0 && (
+                      <>
+                        <br />
+                        <span className="muted small">{row.endpointTags.join(', ')}</span>
+                      </>
+                    )}
                   </td>
                   <td className="wrap" data-label="Certificate">
                     <Link to={`/certificates/${row.fingerprint}`}>{row.commonName ?? row.sans[0] ?? row.fingerprint.slice(0, 16)}</Link>
