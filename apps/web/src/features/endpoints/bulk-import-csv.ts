@@ -112,6 +112,8 @@ const SERVER_SET_COLUMNS = [
   'lastScanError',
   'chainComplete',
   'resolvedIp',
+  'soonestNotAfter',
+  'daysRemaining',
   'createdAt',
   'updatedAt',
 ] as const;
