@@ -20,7 +20,7 @@ export class AdvisoryLockWaitExceeded extends Error {
 export function withAdvisoryLock<T>(
   dataSource: DataSource,
   key: number,
-  work: () => Promise<T>,
+  work: (lockHolder: QueryRunner) => Promise<T>,
   { maxWaitMs }: { maxWaitMs: number },
 ): Promise<T> {
   return onDedicatedConnection(dataSource, async (lockHolder) => {
@@ -81,9 +81,9 @@ async function onDedicatedConnection<T>(dataSource: DataSource, use: (runner: Qu
   }
 }
 
-async function releasingAfter<T>(lockHolder: QueryRunner, key: number, work: () => Promise<T>): Promise<T> {
+async function releasingAfter<T>(lockHolder: QueryRunner, key: number, work: (lockHolder: QueryRunner) => Promise<T>): Promise<T> {
   try {
-    return await work();
+    return await work(lockHolder);
   } finally {
     // A failed unlock means the connection is gone, and the lock with it.
     await lockHolder.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);

@@ -61,14 +61,16 @@ export class TableUpkeep {
       await withAdvisoryLock(
         this.dataSource,
         writeLockKey,
-        async () => {
-          const [{ due }] = await this.dataSource.query<{ due: boolean }[]>(
+        // On the lock's own connection: a request waiting for the lock must not need a second one
+        // from the pool, or many creates at once hold every connection while they wait.
+        async (lockHolder) => {
+          const [{ due }] = (await lockHolder.query(
             `SELECT greatest(pg_stat_get_mod_since_analyze(c.oid), pg_stat_get_ins_since_vacuum(c.oid)) > $2 + $3 * greatest(c.reltuples, 0) AS due
                FROM pg_class c WHERE c.oid = $1::regclass`,
             [table, UPKEEP_MIN_ROWS, UPKEEP_TABLE_FRACTION],
-          );
-          // VACUUM cannot run inside a transaction block; each pooled query is its own.
-          if (due) await this.dataSource.query(`VACUUM (ANALYZE) ${quoteIdentifier(table)}`);
+          )) as { due: boolean }[];
+          // VACUUM cannot run inside a transaction block; the lock holder is in none.
+          if (due) await lockHolder.query(`VACUUM (ANALYZE) ${quoteIdentifier(table)}`);
         },
         { maxWaitMs: LOCK_WAIT_MS },
       );
