@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually } from './support/eventually';
 import { DAY } from './support/fake-clock';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
@@ -143,16 +144,23 @@ describeWithChromium('the web interface says what expires next and whether anyon
       await page.getByText('Loading…').waitFor({ state: 'detached' });
       expect(await daysHeader.getAttribute('aria-sort')).toBe('ascending');
       expect(await name.getAttribute('aria-sort')).toBe('none');
-      expect((await names(page)).slice(0, 3)).toEqual(['App 10', 'App 2', 'App 1']);
+      // The previous page stays shown while the next loads: wait for the new order.
+      const firstNames = (count: number, expected: string[]) =>
+        eventually(
+          async () => (await names(page)).slice(0, count),
+          (shown) => shown.join() === expected.join(),
+          10_000,
+        );
+      expect(await firstNames(3, ['App 10', 'App 2', 'App 1'])).toEqual(['App 10', 'App 2', 'App 1']);
       await daysHeader.getByRole('button').click();
       await page.waitForURL('**/endpoints?sort=-daysRemaining');
       await page.getByText('Loading…').waitFor({ state: 'detached' });
       expect(await daysHeader.getAttribute('aria-sort')).toBe('descending');
-      expect((await names(page)).slice(0, 3)).toEqual(['App 1', 'App 2', 'App 10']);
+      expect(await firstNames(3, ['App 1', 'App 2', 'App 10'])).toEqual(['App 1', 'App 2', 'App 10']);
       await page.getByRole('columnheader', { name: 'Created' }).getByRole('button').click();
       await page.waitForURL('**/endpoints?sort=createdAt');
       await page.getByText('Loading…').waitFor({ state: 'detached' });
-      expect((await names(page)).slice(0, 2)).toEqual(['App 10', 'App 2']);
+      expect(await firstNames(2, ['App 10', 'App 2'])).toEqual(['App 10', 'App 2']);
 
       // Expiring within 30 days: the expired one too; the CSV holds the filtered list, in its order.
       await page.goto('/endpoints?sort=daysRemaining');
