@@ -24,18 +24,21 @@ function lockfileDigest() {
 
 function upToDate() {
   if (!existsSync(installed)) return false;
-  if (existsSync(installedDigest) && readFileSync(installedDigest, 'utf8').trim() === lockfileDigest()) return true;
+  if (existsSync(installedDigest) && readFileSync(installedDigest, 'utf8').split('\n').includes(lockfileDigest())) return true;
   return statSync(installed).mtimeMs >= statSync(lockfile).mtimeMs;
 }
 
 /** Installs when node_modules is missing or older than the lockfile; returns an exit status (0: ready). */
 function ensureInstalled() {
   if (upToDate()) return 0;
+  const installedFrom = lockfileDigest();
   process.stderr.write('Installing dependencies (npm install)...\n');
   const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) return result.status ?? 1;
-  // After the install: npm may have rewritten the lockfile (platform packages it records).
-  writeFileSync(installedDigest, `${lockfileDigest()}\n`);
+  // Both digests: the lockfile installed from, and the one npm may have rewritten it to (another
+  // npm version, as in the images, records platform packages differently). A later copy of the
+  // committed lockfile (`COPY . .`) then matches the first.
+  writeFileSync(installedDigest, `${installedFrom}\n${lockfileDigest()}\n`);
   return 0;
 }
 
