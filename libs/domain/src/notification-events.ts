@@ -1,8 +1,12 @@
 import { alertBucket, EXPIRED_THRESHOLD } from './alert-bucket';
 import { daysRemaining, isExpired } from './expiry';
-import { EVENT_TYPES, type EventType } from './templates/event-types';
+import { EVENT_TYPES, type EventType, type TemplateValues } from './templates/event-types';
 
-/** What the stored facts say about one certificate current on at least one endpoint. */
+/**
+ * What the stored facts say about one certificate current on at least one endpoint. The expiry
+ * facts are always there; each further event family adds the optional facts its source reads,
+ * present when the certificate has them (the API's fact loaders fill them in).
+ */
 export interface CertificateFacts {
   fingerprint: string;
   notAfter: Date;
@@ -14,35 +18,45 @@ export interface EventContext {
   thresholds: readonly number[];
 }
 
-/**
- * One event a certificate calls for. It is delivered once per (recipient, event type, fingerprint,
- * bucket): a certificate that moves to a new bucket (from 14 days to 7) calls for a new delivery.
- */
-export interface DueEvent {
-  eventType: EventType;
+/** A source's answer when its event is due: the bucket, and the values only this event's templates use. */
+export interface SourceHit {
   bucket: number;
+  values?: TemplateValues;
 }
 
-/** An event source: the bucket its event is due in for this certificate now, or null when it is not due. */
-export type EventSource = (facts: CertificateFacts, context: EventContext) => number | null;
+/**
+ * One event a certificate calls for. It is delivered once per (recipient, event type, fingerprint,
+ * bucket): a certificate that moves to a new bucket (from 14 days to 7) calls for a new delivery;
+ * an event said once per certificate keeps one bucket.
+ */
+export interface DueEvent extends SourceHit {
+  eventType: EventType;
+}
+
+/** An event source: whether its event is due for this certificate now, or null when it is not. */
+export type EventSource = (facts: CertificateFacts, context: EventContext) => SourceHit | null;
 
 /**
  * Every event type's source (docs/api-contract.md section 6). Keyed by the event-type list, so a
  * new event type does not compile until it has a source here, a default template and its
- * variables; the alert job needs nothing else to deliver it on every channel.
+ * variables; the alert job needs nothing else to deliver it on every channel, beyond a fact loader
+ * when the facts it reads are new.
  */
 export const EVENT_SOURCES: Readonly<Record<EventType, EventSource>> = Object.freeze({
-  cert_expiring: ({ notAfter }, { now, thresholds }) =>
-    isExpired(notAfter, now) ? null : (alertBucket(daysRemaining(notAfter, now), false, thresholds)?.threshold ?? null),
-  cert_expired: ({ notAfter }, { now }) => (isExpired(notAfter, now) ? EXPIRED_THRESHOLD : null),
+  cert_expiring: ({ notAfter }, { now, thresholds }) => {
+    if (isExpired(notAfter, now)) return null;
+    const bucket = alertBucket(daysRemaining(notAfter, now), false, thresholds);
+    return bucket ? { bucket: bucket.threshold } : null;
+  },
+  cert_expired: ({ notAfter }, { now }) => (isExpired(notAfter, now) ? { bucket: EXPIRED_THRESHOLD } : null),
 });
 
 /** The events the certificate calls for now, in the order of the event-type list. */
 export function dueEvents(facts: CertificateFacts, context: EventContext): DueEvent[] {
   const due: DueEvent[] = [];
   for (const eventType of EVENT_TYPES) {
-    const bucket = EVENT_SOURCES[eventType](facts, context);
-    if (bucket !== null) due.push({ eventType, bucket });
+    const hit = EVENT_SOURCES[eventType](facts, context);
+    if (hit !== null) due.push({ eventType, ...hit });
   }
   return due;
 }

@@ -7,12 +7,13 @@ import { AlertsController } from './alerts.controller';
 import { AlertsRepository } from './alerts.repository';
 import { AlertsScheduler } from './alerts.scheduler';
 import { AlertsService } from './alerts.service';
+import { factLoaderProviders } from './facts/fact-loaders';
 import { senderProviders } from './senders/senders';
 
 @Module({
   imports: [ExpiryModule, MailModule, SettingsModule, TemplatesModule],
   controllers: [AlertsController],
-  providers: [AlertsRepository, AlertsService, AlertsScheduler, ...senderProviders],
+  providers: [AlertsRepository, AlertsService, AlertsScheduler, ...factLoaderProviders, ...senderProviders],
   exports: [AlertsService],
 })
 export class AlertsModule {}

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Channel, daysRemaining, type DueEvent, dueEvents, expiringWithinBefore, type TemplateValues } from '@certkeeper/domain';
+import { type Channel, daysRemaining, type DueEvent, dueEvents, type TemplateValues } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
-import { type ExpiringCertificate, ExpiryRepository } from '../expiry/expiry.repository';
 import { SMTP_FAILURE_REASONS } from '../mail/smtp-failure';
 import { AppMetrics } from '../metrics/app-metrics';
 import { SettingsService } from '../settings/settings.service';
 import { type AlertRun, AlertsRepository, type ClaimResult, type DeliveryKey } from './alerts.repository';
+import { type CandidateCertificate, type FactLoader, mergeCandidates } from './facts/fact-loader';
+import { FACT_LOADERS } from './facts/fact-loaders';
 import type { Recipient } from './recipient';
 import type { NotificationSender, SenderSession } from './senders/notification-sender';
 import { SENDERS } from './senders/senders';
@@ -37,7 +38,8 @@ const USERS_PER_BATCH = 50;
 interface Pending {
   key: DeliveryKey;
   recipient: Recipient;
-  certificate: ExpiringCertificate;
+  certificate: CandidateCertificate;
+  event: DueEvent;
 }
 
 /**
@@ -52,7 +54,7 @@ export class AlertsService {
 
   constructor(
     private readonly alerts: AlertsRepository,
-    private readonly expiry: ExpiryRepository,
+    @Inject(FACT_LOADERS) private readonly factLoaders: FactLoader[],
     private readonly settings: SettingsService,
     @Inject(SENDERS) private readonly senders: NotificationSender[],
     private readonly clock: Clock,
@@ -99,7 +101,8 @@ export class AlertsService {
         totals.alreadySent += batch.alreadySent;
         for (const alert of batch.pending) {
           const { sender, session } = sessions.get(alert.recipient.channel)!;
-          const notification = { ...alert.key, recipient: alert.recipient, values: templateValues(alert.certificate, this.clock.now()) };
+          const values = { ...templateValues(alert.certificate, this.clock.now()), ...alert.event.values };
+          const notification = { ...alert.key, recipient: alert.recipient, values };
           const result = await this.alerts.claimAndSend(alert.key, alert.recipient.userId, this.clock.now(), () =>
             session.send(notification, { signal }),
           );
@@ -175,15 +178,12 @@ export class AlertsService {
   private async *dueAlerts(
     served: (recipient: Recipient) => boolean = () => true,
   ): AsyncGenerator<{ pending: Pending[]; alreadySent: number }> {
-    const now = this.clock.now();
-    const thresholds = await this.settings.alertThresholds();
-    const horizon = expiringWithinBefore(Math.max(...thresholds), now);
+    const context = { now: this.clock.now(), thresholds: await this.settings.alertThresholds() };
     for (const group of groupByScope((await this.alerts.recipients()).filter(served))) {
-      const due = (await this.expiry.findCurrentExpiringBefore(horizon, group.tags)).flatMap((certificate) =>
-        dueEvents(certificate, { now, thresholds }).map((event) => ({ certificate, event })),
-      );
+      const candidates = mergeCandidates(await Promise.all(this.factLoaders.map((loader) => loader.load(group.tags, context))));
+      const due = candidates.flatMap((certificate) => dueEvents(certificate, context).map((event) => ({ certificate, event })));
       if (due.length === 0) continue;
-      const byKey = new Map(due.map((d) => [eventKey(d.certificate.fingerprint, d.event), d.certificate]));
+      const byKey = new Map(due.map((d) => [eventKey(d.certificate.fingerprint, d.event), d]));
       const events = due.map((d) => ({ eventType: d.event.eventType, fingerprint: d.certificate.fingerprint, bucket: d.event.bucket }));
       for (let start = 0; start < group.recipients.length; start += USERS_PER_BATCH) {
         const recipients = group.recipients.slice(start, start + USERS_PER_BATCH);
@@ -195,7 +195,7 @@ export class AlertsService {
         const pending = undelivered.map((key) => ({
           key,
           recipient: byRecipient.get(key.recipient)!,
-          certificate: byKey.get(eventKey(key.fingerprint, key))!,
+          ...byKey.get(eventKey(key.fingerprint, key))!,
         }));
         yield { pending, alreadySent: recipients.length * due.length - pending.length };
       }
@@ -203,12 +203,12 @@ export class AlertsService {
   }
 }
 
-function eventKey(fingerprint: string, event: DueEvent): string {
+function eventKey(fingerprint: string, event: Pick<DueEvent, 'eventType' | 'bucket'>): string {
   return `${fingerprint}/${event.eventType}/${event.bucket}`;
 }
 
 /** One alert names every endpoint the certificate is current on (docs/api-contract.md section 6). */
-export function templateValues(certificate: ExpiringCertificate, now: Date): TemplateValues {
+export function templateValues(certificate: CandidateCertificate, now: Date): TemplateValues {
   return {
     EndpointName: certificate.endpoints.map((e) => e.name).join(', '),
     EndpointType: [...new Set(certificate.endpoints.map((e) => e.type))].join(', '),

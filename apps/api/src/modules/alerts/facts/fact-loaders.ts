@@ -1,0 +1,13 @@
+import type { Provider } from '@nestjs/common';
+import { ExpiryFacts } from './expiry-facts';
+import type { FactLoader } from './fact-loader';
+
+/** The fact-loader registry: a new event family whose source reads new facts adds its loader class here. */
+const FACT_LOADER_CLASSES = [ExpiryFacts];
+
+export const FACT_LOADERS = Symbol('FACT_LOADERS');
+
+export const factLoaderProviders: Provider[] = [
+  ...FACT_LOADER_CLASSES,
+  { provide: FACT_LOADERS, inject: FACT_LOADER_CLASSES, useFactory: (...loaders: FactLoader[]): FactLoader[] => loaders },
+];
