@@ -9,6 +9,7 @@ export * from './saml';
 export * from './tls';
 export * from './concurrency';
 export * from './alert-bucket';
+export * from './alert-policy';
 export * from './notification-events';
 export * from './tags';
 export * from './templates';

@@ -1,3 +1,4 @@
+import { type AlertPolicy, DEFAULT_ALERT_POLICY } from '@certkeeper/domain';
 import { BadGatewayException, BadRequestException, Inject, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
 import { openSecret, sealSecret } from '../../common/crypto/secret-box';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -9,6 +10,7 @@ import { SettingsRepository } from './settings.repository';
 
 const THRESHOLDS_KEY = 'alert_thresholds';
 const MAIL_KEY = 'mail';
+const ALERT_POLICY_KEY = 'alert_policy';
 
 @Injectable()
 export class SettingsService {
@@ -24,6 +26,11 @@ export class SettingsService {
   /** Sorted descending; 30, 14, 7, 1 until configured. */
   async alertThresholds(): Promise<number[]> {
     return (await this.settings.read<number[]>(THRESHOLDS_KEY)) ?? DEFAULT_THRESHOLDS;
+  }
+
+  /** The stored policy over its defaults, so a policy saved before a field existed reads that field's default. */
+  async alertPolicy(): Promise<AlertPolicy> {
+    return { ...DEFAULT_ALERT_POLICY, ...((await this.settings.read<Partial<AlertPolicy>>(ALERT_POLICY_KEY)) ?? {}) };
   }
 
   /** `days` as AlertThresholdsPipe reads them; stored and answered descending. */
