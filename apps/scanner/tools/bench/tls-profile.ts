@@ -16,7 +16,9 @@ import { generateKeyPair, mintCertificate } from '@certkeeper/domain/testing';
  *
  * Beside the connections it prints their floor: a ServerHello names one suite at one version, so
  * a profile that reports only what servers said needs a connection per (version, suite) pair it
- * lists; the profile spends one more per version, on the refusal that ends the version's list.
+ * lists, and one refusal per version probed (the one that ends a supported version's list, or
+ * says a version is not supported). The legacy server's target is that floor
+ * (docs/performance.md, "The TLS profile").
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -39,7 +41,8 @@ const LEGACY_ARGS = ['-min_protocol', 'TLSv1', '-cipher', LEGACY_CIPHERS, '-serv
 
 interface Case {
   name: string;
-  targets: { connections: number; ms: number };
+  /** `floor`: the pairs the server accepts plus one refusal per version probed. */
+  targets: { connections: number | 'floor'; ms: number };
   server: LocalServer;
 }
 
@@ -53,21 +56,24 @@ async function measureCase(item: Case): Promise<string> {
 
   const connections = median(runs.map((result) => result.connections));
   const ms = median(runs.map((result) => result.durationMs));
-  const versions = runs[0].profile!.versions.filter((entry) => entry.supported);
+  const probed = runs[0].profile!.versions;
+  const versions = probed.filter((entry) => entry.supported);
   const suites = new Set(versions.flatMap((entry) => entry.cipherSuites)).size;
   const perVersion = versions.map((entry) => `${entry.version} ${entry.cipherSuites.length}`).join(', ');
   const pairs = versions.reduce((sum, entry) => sum + entry.cipherSuites.length, 0);
-  const verdict = connections <= item.targets.connections && ms < item.targets.ms ? 'met' : 'MISSED';
+  const floor = pairs + probed.length;
+  const targetConnections = item.targets.connections === 'floor' ? floor : item.targets.connections;
+  const verdict = connections <= targetConnections && ms < item.targets.ms ? 'met' : 'MISSED';
   recordFigure({
     row: `TLS profile, ${item.name} server`,
-    measured: `${connections} connections, ${ms} ms (floor ${pairs} version-suite pairs)`,
-    target: `<= ${item.targets.connections} connections`,
-    met: connections <= item.targets.connections,
+    measured: `${connections} connections, ${ms} ms (floor ${floor}: ${pairs} version-suite pairs, ${probed.length} refusals)`,
+    target: item.targets.connections === 'floor' ? `<= ${floor} connections (the floor)` : `<= ${targetConnections} connections`,
+    met: connections <= targetConnections,
   });
   return [
     `  ${item.name.padEnd(8)} ${String(connections).padStart(4)} connections ${String(ms).padStart(6)} ms`,
-    `   targets ≤ ${item.targets.connections} and < ${item.targets.ms} ms: ${verdict}`,
-    `   (floor ${pairs}: one per version-suite pair; ${suites} distinct suites: ${perVersion};`,
+    `   targets ≤ ${targetConnections} and < ${item.targets.ms} ms: ${verdict}`,
+    `   (floor ${floor}: one per version-suite pair and one refusal per version probed; ${suites} distinct suites: ${perVersion};`,
     ` all runs ${runs.map((result) => result.durationMs).join(', ')} ms)`,
   ].join('');
 }
@@ -90,7 +96,7 @@ async function main(): Promise<void> {
   try {
     const lines = [
       await measureCase({ name: 'modern', targets: { connections: 20, ms: 300 }, server: modern }),
-      await measureCase({ name: 'legacy', targets: { connections: 60, ms: 1000 }, server: legacy }),
+      await measureCase({ name: 'legacy', targets: { connections: 'floor', ms: 1000 }, server: legacy }),
     ];
     process.stdout.write(`\nTLS profile on loopback (${RUNS} runs, medians)\n${lines.join('\n')}\n`);
   } finally {
