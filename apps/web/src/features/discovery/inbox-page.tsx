@@ -9,6 +9,7 @@ import { useAction } from '../../ui/use-action';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
 import { useApiQuery } from '../../ui/use-api-query';
 import { PromoteForm } from './promote-form';
+import { SelectFilter } from '../../ui/filter-fields';
 
 type Entry = Schemas['InboxEntryResponseDto'];
 type Endpoint = Schemas['EndpointResponseDto'];
@@ -153,17 +154,13 @@ export function InboxPage() {
             <option value="all">Any</option>
           </select>
         </div>
-        <div className="field">
-          <label htmlFor="inbox-network">Network</label>
-          <select id="inbox-network" value={networkId} onChange={(event) => update({ networkId: event.target.value })}>
-            <option value="">Any</option>
-            {networks.data?.map((network) => (
-              <option key={network.id} value={network.id}>
-                {network.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectFilter
+          id="inbox-network"
+          label="Network"
+          value={networkId}
+          options={networks.data?.map((network) => [network.id, network.name] as const) ?? []}
+          onChange={(value) => update({ networkId: value })}
+        />
         <button type="submit">Apply</button>
       </form>
 
@@ -190,11 +187,7 @@ export function InboxPage() {
           <button type="button" disabled={selected.size === 0 || bulk.busy} onClick={() => void runBulk('dismiss')}>
             Dismiss selected
           </button>
-          {bulk.error && (
-            <p className="error" role="alert">
-              {bulk.error}
-            </p>
-          )}
+          <LoadError message={bulk.error} />
         </div>
       )}
 
@@ -307,11 +300,7 @@ export function InboxPage() {
                           </button>
                         )}
                       </div>
-                      {dismissing === entry.id && dismiss.error && (
-                        <p className="error" role="alert">
-                          {dismiss.error}
-                        </p>
-                      )}
+                      {dismissing === entry.id && <LoadError message={dismiss.error} />}
                     </td>
                   )}
                 </tr>
