@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
 import { CsvButton } from '../../ui/csv-button';
+import { csvRequest } from '../../ui/csv-download';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
@@ -113,16 +114,7 @@ export function InboxPage() {
       <div className="title-row">
         <h1>Inbox</h1>
         <div className="row-actions">
-          <CsvButton
-            list="discovery-inbox"
-            fetchCsv={() =>
-              api.GET('/api/v1/discovery/inbox', {
-                params: { query: { ...filters, format: 'csv' } },
-                headers: { Accept: 'text/csv' },
-                parseAs: 'blob',
-              })
-            }
-          />
+          <CsvButton list="discovery-inbox" fetchCsv={() => api.GET('/api/v1/discovery/inbox', csvRequest(filters))} />
         </div>
       </div>
       <p className="muted">

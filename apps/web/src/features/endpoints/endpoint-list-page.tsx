@@ -4,6 +4,7 @@ import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { splitList } from '../../ui/comma-list';
 import { CsvButton } from '../../ui/csv-button';
+import { csvRequest } from '../../ui/csv-download';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { DaysFilter, ENDPOINT_TYPE_OPTIONS, endpointTypeOf, SelectFilter, TagsFilter } from '../../ui/filter-fields';
 import { LoadError, useTitle } from '../../ui/layout';
@@ -15,6 +16,15 @@ import { useApiQuery } from '../../ui/use-api-query';
 type SortField = 'name' | 'daysRemaining' | 'lastScannedAt' | 'createdAt';
 type Sort = SortField | `-${SortField}`;
 const SORTS: Sort[] = ['name', 'daysRemaining', 'lastScannedAt', 'createdAt'].flatMap((field) => [field as SortField, `-${field}` as Sort]);
+
+const SCANNING_OPTIONS = [
+  ['true', 'Enabled'],
+  ['false', 'Disabled'],
+] as const;
+const SCAN_STATE_OPTIONS = [
+  ['true', 'Failing'],
+  ['false', 'Healthy'],
+] as const;
 
 interface EndpointHealthFacts {
   enabled: boolean;
@@ -97,16 +107,7 @@ export function EndpointListPage() {
         <h1>Endpoints</h1>
         <div className="row-actions">
           {/* Every endpoint the filters match, in the list's order, not just this page. */}
-          <CsvButton
-            list="endpoints"
-            fetchCsv={() =>
-              api.GET('/api/v1/endpoints', {
-                params: { query: { ...filters, format: 'csv' } },
-                headers: { Accept: 'text/csv' },
-                parseAs: 'blob',
-              })
-            }
-          />
+          <CsvButton list="endpoints" fetchCsv={() => api.GET('/api/v1/endpoints', csvRequest(filters))} />
           {can('endpoints:edit') && (
             <>
               <Link className="button" to="/endpoints/import">
@@ -144,20 +145,14 @@ export function EndpointListPage() {
           id="filter-enabled"
           label="Scanning"
           value={params.get('enabled') ?? ''}
-          options={[
-            ['true', 'Enabled'],
-            ['false', 'Disabled'],
-          ]}
+          options={SCANNING_OPTIONS}
           onChange={(value) => update({ enabled: value })}
         />
         <SelectFilter
           id="filter-error"
           label="Scan state"
           value={params.get('has_error') ?? ''}
-          options={[
-            ['true', 'Failing'],
-            ['false', 'Healthy'],
-          ]}
+          options={SCAN_STATE_OPTIONS}
           onChange={(value) => update({ has_error: value })}
         />
         <button type="submit">Apply</button>

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { splitList } from '../../ui/comma-list';
 import { CsvButton } from '../../ui/csv-button';
+import { csvRequest } from '../../ui/csv-download';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { DaysFilter, ENDPOINT_TYPE_OPTIONS, endpointTypeOf, SelectFilter, TagsFilter } from '../../ui/filter-fields';
 import { LoadError, useTitle } from '../../ui/layout';
@@ -53,16 +54,7 @@ export function ExpiringPage() {
         <h1>Expiring</h1>
         <div className="row-actions">
           {/* Every pair the filters match, not only this page (the CSV form ignores the paging). */}
-          <CsvButton
-            list="certificates-expiring"
-            fetchCsv={() =>
-              api.GET('/api/v1/certificates/expiring', {
-                params: { query: { ...filters, format: 'csv' } },
-                headers: { Accept: 'text/csv' },
-                parseAs: 'blob',
-              })
-            }
-          />
+          <CsvButton list="certificates-expiring" fetchCsv={() => api.GET('/api/v1/certificates/expiring', csvRequest(filters))} />
         </div>
       </div>
       <p className="muted">Every certificate in use on an endpoint, expired first, then the soonest to expire.</p>
