@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from '../src/database/notifications';
@@ -123,6 +124,25 @@ describe('exact totalCount from the count cache', () => {
     expect(await total('q=count-')).toBe(8);
     expect(await total('q=count-')).toBe(8);
     expect(countQueries).toBe(1);
+  });
+
+  it('forgets every count after a request that may have written, even one that changed nothing, and not after a read', async () => {
+    // A write that notifies nobody: with triggers off (as a restore might run), only the cache rule can forget.
+    const silent = new Client({ connectionString: databaseUrl(t.databaseName) });
+    await silent.connect();
+    try {
+      await silent.query(`SET session_replication_role = replica`);
+      const before = await total('q=count-');
+      await insertEndpoint(silent, 'count-unnotified');
+      await t.http.get('/api/v1/endpoints?q=nothing-matches').set(bearer(admin)).expect(200);
+      await t.http.head('/api/v1/endpoints?q=count-').set(bearer(admin)).expect(200);
+      expect(await total('q=count-')).toBe(before);
+
+      await t.http.delete(`/api/v1/endpoints/${randomUUID()}`).set(bearer(admin)).expect(404);
+      expect(await total('q=count-')).toBe(before + 1);
+    } finally {
+      await silent.end();
+    }
   });
 
   it("keeps the search's total following a certificate and an endpoint added behind its back", async () => {

@@ -1,4 +1,4 @@
-import { MAX_RESULTS_PER_POST, RESULT_LIMITS, RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type ScanResult } from '@certkeeper/domain';
+import { MAX_RESULTS_PER_POST, RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type ScanResult, withinErrorLimit } from '@certkeeper/domain';
 
 const MiB = 1024 * 1024;
 /** `{"results":[` and `]}` around the comma-separated results. */
@@ -74,10 +74,10 @@ function measure(reported: ScanResult): Entry {
   return { result: failed, bytes: jsonBytes(failed) };
 }
 
-/** The result with its error shortened to what the API takes (RESULT_LIMITS.error), so it is never refused for its length. */
+/** The result with its error shortened to what the API takes, so it is never refused for its length. */
 function withinLimits(result: ScanResult): ScanResult {
-  if (result.error === null || result.error.length <= RESULT_LIMITS.error) return result;
-  return { ...result, error: `${result.error.slice(0, RESULT_LIMITS.error - 1)}…` };
+  const error = withinErrorLimit(result.error);
+  return error === result.error ? result : { ...result, error };
 }
 
 function jsonBytes(result: ScanResult): number {

@@ -37,6 +37,21 @@ export const RESULT_LIMITS = {
   document: 32 * 1024 * 1024,
 } as const;
 
+/**
+ * Bounds on one post of sweep reports (POST /api/v1/scanner/sweep-reports): a sweep reports as it
+ * goes, so a post is never large in count. The API refuses a post beyond them, and the agent splits
+ * its findings over reports so that none is refused for its size.
+ */
+export const SWEEP_REPORT_LIMITS = { reports: 100, findings: 5000 } as const;
+
+/** An agent's error text shortened to what the API takes (RESULT_LIMITS.error), so a report is never refused for its length. */
+export function withinErrorLimit(error: string): string;
+export function withinErrorLimit(error: string | null): string | null;
+export function withinErrorLimit(error: string | null): string | null {
+  if (error === null || error.length <= RESULT_LIMITS.error) return error;
+  return `${error.slice(0, RESULT_LIMITS.error - 1)}…`;
+}
+
 /** GET /api/v1/scanner/config */
 export interface ScannerConfig {
   id: string;

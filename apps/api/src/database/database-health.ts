@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { poolOf } from './pool';
+import { checkOutConnection, type PooledConnection } from './pool';
 
 @Injectable()
 export class DatabaseHealth {
@@ -16,28 +15,21 @@ export class DatabaseHealth {
    * when the database came back (docs/api-contract.md, health and database outages).
    */
   async isReachable(deadlineMs: number): Promise<boolean> {
-    const pool = poolOf(this.dataSource);
-    let client: PoolClient | null = null;
+    let held: PooledConnection | null = null;
     let settled = false;
-    // A checked-out client has no error listener of the pool's; one dying under the probe must not crash the process.
-    const onClientError = () => undefined;
     const giveBack = (error?: Error) => {
-      if (!client) return;
-      const held = client;
-      client = null;
-      held.off('error', onClientError);
-      held.release(error);
+      held?.release(error);
+      held = null;
     };
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), deadlineMs);
     });
     const probe = (async () => {
-      const connected = await pool.connect();
-      client = connected;
-      connected.on('error', onClientError);
+      const connection = await checkOutConnection(this.dataSource);
+      held = connection;
       if (settled) throw new Error('the health probe is past its deadline');
-      await connected.query('SELECT 1');
+      await connection.client.query('SELECT 1');
       giveBack();
       return true;
     })().catch((error: unknown) => {

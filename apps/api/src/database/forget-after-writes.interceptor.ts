@@ -6,17 +6,26 @@ import { DatabaseNotifications } from './notifications';
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * After any request that may have changed something (every method but GET, HEAD and OPTIONS),
- * this process's notification-built caches (session checks, counts) forget what they hold before
- * the response goes out: the client's very next request sees its own change, without waiting for
- * the notification that tells the other replicas (docs/performance.md, "Sessions" and "Counts").
+ * The cache rule (docs/decisions/0024-database-access.md): a request may have written unless it is
+ * a GET, HEAD or OPTIONS, whether or not it succeeded, so every other one clears this process's
+ * caches built on notifications (CountCache, SessionUserCache, CalendarFeedCache: whatever
+ * registered with DatabaseNotifications.forgetAfterWrites).
+ */
+export function mayHaveWritten(method: string): boolean {
+  return !READS.has(method);
+}
+
+/**
+ * Applies the cache rule before the response goes out: the client's very next request sees its
+ * own change, without waiting for the notification of its commit, which also tells the other
+ * replicas (docs/performance.md, "Sessions" and "Counts").
  */
 @Injectable()
 export class ForgetAfterWrites implements NestInterceptor {
   constructor(private readonly notifications: DatabaseNotifications) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (READS.has(context.switchToHttp().getRequest<Request>().method)) return next.handle();
+    if (!mayHaveWritten(context.switchToHttp().getRequest<Request>().method)) return next.handle();
     return next.handle().pipe(finalize(() => this.notifications.wroteHere()));
   }
 }

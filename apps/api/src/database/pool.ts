@@ -3,9 +3,43 @@ import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { SqlQuery } from './row-stream';
 
-/** The node-postgres pool under TypeORM's data source: the same connections and settings. */
+/**
+ * The node-postgres pool under TypeORM's data source: the same connections and settings. The one
+ * reach into TypeORM's internals (docs/decisions/0024-database-access.md); code takes connections
+ * through checkOutConnection, and tests read the pool's counts here.
+ */
 export function poolOf(dataSource: DataSource): Pool {
   return (dataSource.driver as PostgresDriver).master as Pool;
+}
+
+/**
+ * A connection checked out of poolOf (the same statement deadline and type parsers as
+ * `DataSource.query`), for work TypeORM cannot do: rows handed over as they arrive, a cursor, a
+ * probe with its own deadline. `release()` gives it back once (later calls do nothing);
+ * `release(error)` discards it instead, since its state (a statement or transaction cut short) is
+ * unknown.
+ */
+export interface PooledConnection {
+  readonly client: PoolClient;
+  readonly release: (error?: Error) => void;
+}
+
+export async function checkOutConnection(dataSource: DataSource): Promise<PooledConnection> {
+  const client = await poolOf(dataSource).connect();
+  // A checked-out client has no error listener of the pool's; a connection dying while it is held
+  // must not crash the process (whatever runs on it fails with the same error).
+  const onClientError = () => undefined;
+  client.on('error', onClientError);
+  let released = false;
+  return {
+    client,
+    release: (error?: Error) => {
+      if (released) return;
+      released = true;
+      client.off('error', onClientError);
+      client.release(error);
+    },
+  };
 }
 
 /**
@@ -46,25 +80,15 @@ export function inOneSnapshot<R>(
   });
 }
 
-/**
- * A pooled connection for `work`, given back when it settles; after a failure it is discarded
- * rather than pooled, as pool.query does, since its state (a statement or transaction cut short)
- * is unknown.
- */
+/** A pooled connection for `work`, given back when it settles; discarded after a failure. */
 async function withPooledClient<R>(dataSource: DataSource, work: (client: PoolClient) => Promise<R>): Promise<R> {
-  const client = await poolOf(dataSource).connect();
-  // A checked-out client has no error listener of the pool's; a connection dying under the read
-  // must not crash the process (the query fails with the same error).
-  const onClientError = () => undefined;
-  client.on('error', onClientError);
+  const connection = await checkOutConnection(dataSource);
   try {
-    const result = await work(client);
-    client.off('error', onClientError);
-    client.release();
+    const result = await work(connection.client);
+    connection.release();
     return result;
   } catch (error) {
-    client.off('error', onClientError);
-    client.release(true);
+    connection.release(error as Error);
     throw error;
   }
 }

@@ -1,8 +1,7 @@
-import type { PoolClient } from 'pg';
 import QueryStream from 'pg-query-stream';
 import type { Readable } from 'node:stream';
 import type { DataSource } from 'typeorm';
-import { poolOf } from './pool';
+import { checkOutConnection } from './pool';
 
 /** A repository's filtered, ordered query without its page window: what JSON pages and exports share. */
 export interface SqlQuery {
@@ -61,17 +60,7 @@ const BATCH_SIZE = 250;
  * state is unknown after a failure is discarded rather than pooled.
  */
 export async function openRowStream<T>(dataSource: DataSource, query: SqlQuery): Promise<RowStream<T>> {
-  const client: PoolClient = await poolOf(dataSource).connect();
-  // A checked-out client has no error listener of the pool's; a backend dying between fetches must not crash the process.
-  const onClientError = () => undefined;
-  client.on('error', onClientError);
-  let released = false;
-  const release = (error?: Error) => {
-    if (released) return;
-    released = true;
-    client.off('error', onClientError);
-    client.release(error);
-  };
+  const { client, release } = await checkOutConnection(dataSource);
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await client.query(`SET LOCAL statement_timeout = ${EXPORT_STATEMENT_TIMEOUT_MS}`);

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type SweepFinding, type SweepReport } from '@certkeeper/domain';
+import {
+  RESULTS_BATCH_BYTES,
+  RESULTS_BODY_LIMIT,
+  SWEEP_REPORT_LIMITS,
+  type SweepFinding,
+  type SweepReport,
+  withinErrorLimit,
+} from '@certkeeper/domain';
 import type { SweepProgress } from './sweep';
 import type { DiscoveredService } from './sweep-probe';
 
@@ -11,8 +18,9 @@ export function toSweepFinding(service: DiscoveredService): SweepFinding {
 
 /**
  * One batch of runSweep as protocol reports, in the order they must be posted: its findings split
- * so that each request (`{"reports":[report]}`) stays under `maxBytes` of JSON, every report
- * with its own id and the same absolute progress, and only the last one `final` with `error`.
+ * so that each request (`{"reports":[report]}`) stays under `maxBytes` of JSON and within the API's
+ * SWEEP_REPORT_LIMITS, every report with its own id and the same absolute progress, and only the
+ * last one `final` with `error` (shortened to what the API takes).
  * A report always carries at least one of the remaining findings: a single chain is bounded by
  * the TLS stack's certificate list limit (about 100 KiB), far below RESULTS_BODY_LIMIT.
  */
@@ -28,7 +36,7 @@ export function toSweepReports(
     addressesProbed: progress.addressesProbed,
     findings,
     final: last && progress.final,
-    error: last ? error : null,
+    error: last ? withinErrorLimit(error) : null,
   });
   // Measured on the largest envelope (final, with its error), so every report fits.
   const envelopeBytes = jsonBytes({ reports: [{ ...report([], true), final: true }] });
@@ -39,7 +47,7 @@ export function toSweepReports(
   for (const finding of progress.findings.map(toSweepFinding)) {
     const size = jsonBytes(finding);
     // Findings after the first are preceded by a comma.
-    if (batch.length > 0 && bytes + 1 + size > budget) {
+    if (batch.length > 0 && (bytes + 1 + size > budget || batch.length === SWEEP_REPORT_LIMITS.findings)) {
       reports.push(report(batch, false));
       [batch, bytes] = [[], 0];
     }

@@ -24,3 +24,8 @@ export function saveBlob(blob: Blob, fileName: string): void {
   // The download has taken its copy once the click's task is done.
   window.setTimeout(() => URL.revokeObjectURL(url), 0);
 }
+
+/** A list route's request for its CSV form: the screen's filters with `format: 'csv'` and no paging, the body read as a Blob. */
+export function csvRequest<Q extends object>(query: Q) {
+  return { params: { query: { ...query, format: 'csv' as const } }, headers: { Accept: 'text/csv' }, parseAs: 'blob' as const };
+}

@@ -14,6 +14,7 @@ import {
 } from './der';
 import { decodeGeneralName, decodeGeneralNames, uris } from './general-names';
 import { AccessMethodOid, EXTENDED_KEY_USAGE_NAMES, ExtensionOid, KEY_USAGE_NAMES, nameOf } from './oids';
+import type { ParsedCertificate } from './types';
 
 /** An extension as it sits in the certificate: `value` is the DER inside the extnValue OCTET STRING. */
 export interface RawExtension {
@@ -21,18 +22,20 @@ export interface RawExtension {
   value: Uint8Array;
 }
 
-export interface DecodedExtensions {
-  sans: string[];
-  keyUsage: string[];
-  extendedKeyUsage: string[];
-  ocspUrls: string[];
-  caIssuersUrls: string[];
-  crlDistributionPoints: string[];
-  subjectKeyId: string | null;
-  authorityKeyId: string | null;
-  isCa: boolean;
-  pathLength: number | null;
-}
+/** The fields of a ParsedCertificate its extensions decide (documented there). */
+export type DecodedExtensions = Pick<
+  ParsedCertificate,
+  | 'sans'
+  | 'keyUsage'
+  | 'extendedKeyUsage'
+  | 'ocspUrls'
+  | 'caIssuersUrls'
+  | 'crlDistributionPoints'
+  | 'subjectKeyId'
+  | 'authorityKeyId'
+  | 'isCa'
+  | 'pathLength'
+>;
 
 interface BasicConstraints {
   isCa: boolean;

@@ -1,7 +1,6 @@
 import { Controller, Get, Query, type StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
-import { Clock } from '../../common/clock';
 import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
 import { streamCsv } from '../../common/http/csv/csv-export';
 import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export-format';
@@ -12,10 +11,7 @@ import { AuditService } from './audit.service';
 @ApiTags('audit')
 @Controller('audit')
 export class AuditController {
-  constructor(
-    private readonly audit: AuditService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly audit: AuditService) {}
 
   @Get()
   @ApiOperation({
@@ -32,15 +28,7 @@ export class AuditController {
     @RequestedFormat() format: ExportFormat,
   ): Promise<Page<AuditEntryResponseDto> | StreamableFile> {
     const criteria = { action: query.action, targetId: query.targetId };
-    if (format === 'csv') {
-      return streamCsv({
-        list: 'audit',
-        item: AuditEntryResponseDto,
-        open: () => this.audit.exportEntries(criteria),
-        toItem: toAuditEntryResponse,
-        now: this.clock.now(),
-      });
-    }
+    if (format === 'csv') return streamCsv(this.audit.exportEntries(criteria));
     const { rows, total } = await this.audit.list({ ...criteria, limit: query.limit, offset: query.offset });
     return toPage(rows.map(toAuditEntryResponse), total, query);
   }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../database/transaction';
-import type { RowStream } from '../../database/row-stream';
+import { Clock } from '../../common/clock';
+import type { CsvExport } from '../../common/http/csv/csv-export';
+import { AuditEntryResponseDto, toAuditEntryResponse } from './audit.dto';
 import { type AuditCriteria, type AuditFilter, AuditRepository, type AuditRow } from './audit.repository';
 
 /** Who did something, and in which request: taken from the HTTP request by `@Actor()`. */
@@ -20,7 +22,10 @@ export interface AuditEvent {
 /** The audit writer every feature uses. Pass the change's transaction so both commit together. */
 @Injectable()
 export class AuditService {
-  constructor(private readonly audit: AuditRepository) {}
+  constructor(
+    private readonly audit: AuditRepository,
+    private readonly clock: Clock,
+  ) {}
 
   record(context: ActorContext, event: AuditEvent, transaction?: Transaction): Promise<void> {
     return this.audit.insert(
@@ -42,7 +47,13 @@ export class AuditService {
   }
 
   /** Every entry the list filters match, streamed for an export. */
-  exportEntries(criteria: AuditCriteria): Promise<RowStream<AuditRow>> {
-    return this.audit.streamMatching(criteria);
+  exportEntries(criteria: AuditCriteria): CsvExport<AuditRow> {
+    return {
+      list: 'audit',
+      item: AuditEntryResponseDto,
+      open: () => this.audit.streamMatching(criteria),
+      toItem: toAuditEntryResponse,
+      now: this.clock.now(),
+    };
   }
 }

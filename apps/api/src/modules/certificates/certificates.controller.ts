@@ -1,5 +1,4 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, type StreamableFile } from '@nestjs/common';
-import { expiringWithinBefore } from '@certkeeper/domain';
 import {
   ApiBody,
   ApiConflictResponse,
@@ -12,7 +11,6 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequirePermission } from '../../common/auth/route-access';
-import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
 import { UploadBodyPipe, type UploadPayload } from './upload-body';
 import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
@@ -32,8 +30,7 @@ import {
   LinkedEndpointDto,
   LookupQueryDto,
 } from './certificates.dto';
-import { toActiveCertificate, toCertificateSummary, toLinkedEndpoint } from './certificates.mapper';
-import type { ActiveLinkRow, CertificateSummary } from './certificates.repository';
+import { toLinkedEndpoint } from './certificates.mapper';
 import { CertificatesService } from './certificates.service';
 import { ParseFingerprintPipe } from './fingerprint.pipe';
 import { MAX_UPLOAD_CERTIFICATES } from './upload-body';
@@ -62,10 +59,7 @@ export const CERTIFICATE_MEDIA_TYPES = [
 @ApiTags('certificates')
 @Controller('certificates')
 export class CertificatesController {
-  constructor(
-    private readonly certificates: CertificatesService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly certificates: CertificatesService) {}
 
   @Get()
   @ApiOperation({
@@ -85,28 +79,9 @@ export class CertificatesController {
     @RequestedFormat() format: ExportFormat,
     @Res({ passthrough: true }) res: Response,
   ): Promise<string | StreamableFile> {
-    const now = this.clock.now();
-    const criteria = {
-      q: query.q,
-      isCa: query.isCa,
-      selfSigned: query.selfSigned,
-      expired: query.expired,
-      inUse: query.inUse,
-      anchors: query.anchors,
-      now,
-    };
-    if (format === 'csv') {
-      return streamCsv({
-        list: 'certificates',
-        item: CertificateSummaryDto,
-        open: () => this.certificates.exportCertificates(criteria),
-        toItem: (row: CertificateSummary) => toCertificateSummary(row, now),
-        now,
-      });
-    }
+    if (format === 'csv') return streamCsv(this.certificates.exportCertificates(query));
     const page = new JsonArrayText<CertificateSummaryDto>();
-    const window = { ...criteria, limit: query.limit, offset: query.offset };
-    setTotalCount(res, await this.certificates.listCertificates(window, (row) => page.add(toCertificateSummary(row, now))));
+    setTotalCount(res, await this.certificates.listCertificates(query, (item) => page.add(item)));
     return page.respond(res);
   }
 
@@ -258,25 +233,9 @@ export class CertificatesController {
     res: Response,
     withinDays: number | null,
   ): Promise<string | StreamableFile> {
-    const now = this.clock.now();
-    const criteria = {
-      notAfterBefore: withinDays === null ? undefined : expiringWithinBefore(withinDays, now),
-      type: query.type,
-      tags: query.tag,
-      certUse: query.certUse,
-    };
-    if (format === 'csv') {
-      return streamCsv({
-        list: withinDays === null ? 'certificates-active' : 'certificates-expiring',
-        item: ActiveCertificateDto,
-        open: () => this.certificates.exportActive(criteria),
-        toItem: (row: ActiveLinkRow) => toActiveCertificate(row, now),
-        now,
-      });
-    }
+    if (format === 'csv') return streamCsv(this.certificates.exportActive(query, withinDays));
     const page = new JsonArrayText<ActiveCertificateDto>();
-    const window = { ...criteria, limit: query.limit, offset: query.offset };
-    setTotalCount(res, await this.certificates.listActive(window, (row) => page.add(toActiveCertificate(row, now))));
+    setTotalCount(res, await this.certificates.listActive(query, withinDays, (item) => page.add(item)));
     return page.respond(res);
   }
 }

@@ -1,33 +1,33 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { certificateCoversHostname, type ParsedCertificate, parseFingerprint } from '@certkeeper/domain';
+import { certificateCoversHostname, expiringWithinBefore, type ParsedCertificate, parseFingerprint } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
+import type { CsvExport } from '../../common/http/csv/csv-export';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { EndpointsService } from '../endpoints/endpoints.service';
-import { toEndpointResponse } from '../endpoints/endpoints.mapper';
 import type { CertUse } from '../links/endpoint-certificate.entity';
 import { type LinkedEndpointRow, LinksRepository } from '../links/links.repository';
 import { LinksService } from '../links/links.service';
 import type { CertificateEntity } from './certificate.entity';
-import type { RowStream } from '../../database/row-stream';
 import {
   type ActiveCriteria,
-  type ActiveFilter,
   type ActiveLinkRow,
   type CertificateCriteria,
-  type CertificateFilter,
   CertificatesRepository,
   type CertificateSummary,
 } from './certificates.repository';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
-import type {
-  CertificateDetailDto,
-  CertificateSearchItemDto,
+import {
+  ActiveCertificateDto,
+  type ActiveQueryDto,
+  type CertificateDetailDto,
+  type CertificateListQueryDto,
+  type CertificateSearchItemDto,
   CertificateSummaryDto,
-  EndpointSearchItemDto,
-  EndpointUploadResultDto,
+  type EndpointSearchItemDto,
+  type EndpointUploadResultDto,
 } from './certificates.dto';
-import { toCertificateDetail, toCertificateSummary } from './certificates.mapper';
+import { toActiveCertificate, toCertificateDetail, toCertificateSummary } from './certificates.mapper';
 import type { UploadPayload } from './upload-body';
 
 @Injectable()
@@ -138,24 +138,47 @@ export class CertificatesService {
     });
   }
 
-  /** Hands each row of the window to `onRow` as it arrives; resolves to the number of all matches. */
-  listCertificates(filter: CertificateFilter, onRow: (row: CertificateSummary) => void): Promise<number> {
-    return this.certificates.readPage(filter, onRow);
+  /** Hands each item of the window to `onItem` as its row arrives; resolves to the number of all matches. */
+  listCertificates(query: CertificateListQueryDto, onItem: (item: CertificateSummaryDto) => void): Promise<number> {
+    const now = this.clock.now();
+    const filter = { ...certificateCriteria(query, now), limit: query.limit, offset: query.offset };
+    return this.certificates.readPage(filter, (row) => onItem(toCertificateSummary(row, now)));
   }
 
-  /** Hands each row of the window to `onRow` as it arrives; resolves to the number of all matches. */
-  listActive(filter: ActiveFilter, onRow: (row: ActiveLinkRow) => void): Promise<number> {
-    return this.certificates.readActivePage(filter, onRow);
+  /** Every certificate the list filters match, as the CSV form of the same items. */
+  exportCertificates(query: CertificateListQueryDto): CsvExport<CertificateSummary> {
+    const now = this.clock.now();
+    const criteria = certificateCriteria(query, now);
+    return {
+      list: 'certificates',
+      item: CertificateSummaryDto,
+      open: () => this.certificates.streamMatching(criteria),
+      toItem: (row) => toCertificateSummary(row, now),
+      now,
+    };
   }
 
-  /** Every certificate the list filters match, streamed for an export. */
-  exportCertificates(criteria: CertificateCriteria): Promise<RowStream<CertificateSummary>> {
-    return this.certificates.streamMatching(criteria);
+  /**
+   * The active list's window, or with `withinDays` the expiring list's (daysRemaining at most
+   * withinDays, expired included): each item to `onItem`; resolves to the number of all matches.
+   */
+  listActive(query: ActiveQueryDto, withinDays: number | null, onItem: (item: ActiveCertificateDto) => void): Promise<number> {
+    const now = this.clock.now();
+    const filter = { ...activeCriteria(query, withinDays, now), limit: query.limit, offset: query.offset };
+    return this.certificates.readActivePage(filter, (row) => onItem(toActiveCertificate(row, now)));
   }
 
-  /** Every current link the active or expiring filters match, streamed for an export. */
-  exportActive(criteria: ActiveCriteria): Promise<RowStream<ActiveLinkRow>> {
-    return this.certificates.streamActive(criteria);
+  /** Every current link the active or expiring filters match, as the CSV form of the same items. */
+  exportActive(query: ActiveQueryDto, withinDays: number | null): CsvExport<ActiveLinkRow> {
+    const now = this.clock.now();
+    const criteria = activeCriteria(query, withinDays, now);
+    return {
+      list: withinDays === null ? 'certificates-active' : 'certificates-expiring',
+      item: ActiveCertificateDto,
+      open: () => this.certificates.streamActive(criteria),
+      toItem: (row) => toActiveCertificate(row, now),
+      now,
+    };
   }
 
   async lookup(query: { fingerprint?: string; serialNumber?: string; hostname?: string }): Promise<CertificateSummaryDto[]> {
@@ -200,7 +223,7 @@ export class CertificatesService {
     const remaining = window.limit - items.length;
     if (remaining > 0 && endpointOffset < endpointCount) {
       const endpoints = await this.endpoints.listEndpoints({ q, limit: remaining, offset: endpointOffset });
-      items.push(...endpoints.rows.map((endpoint) => ({ kind: 'endpoint' as const, ...toEndpointResponse(endpoint, now) })));
+      items.push(...endpoints.items.map((endpoint) => ({ kind: 'endpoint' as const, ...endpoint })));
     }
     return { items, total: certificates.total + endpointCount };
   }
@@ -223,4 +246,18 @@ function normaliseSerial(input: string): string | null {
 function hostnameCandidates(hostname: string): string[] {
   const labels = hostname.split('.');
   return labels.length > 2 ? [hostname, `*.${labels.slice(1).join('.')}`] : [hostname];
+}
+
+function certificateCriteria(query: CertificateListQueryDto, now: Date): CertificateCriteria {
+  const { q, isCa, selfSigned, expired, inUse, anchors } = query;
+  return { q, isCa, selfSigned, expired, inUse, anchors, now };
+}
+
+function activeCriteria(query: ActiveQueryDto, withinDays: number | null, now: Date): ActiveCriteria {
+  return {
+    notAfterBefore: withinDays === null ? undefined : expiringWithinBefore(withinDays, now),
+    type: query.type,
+    tags: query.tag,
+    certUse: query.certUse,
+  };
 }

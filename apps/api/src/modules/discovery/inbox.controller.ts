@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, type StreamableFile } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/auth/route-access';
-import { Clock } from '../../common/clock';
 import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
 import { streamCsv } from '../../common/http/csv/csv-export';
 import { type ExportFormat, RequestedFormat } from '../../common/http/csv/export-format';
@@ -9,27 +8,20 @@ import { type Page, toPage } from '../../common/http/pagination';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
 import { EndpointResponseDto } from '../endpoints/endpoints.dto';
-import { toEndpointResponse } from '../endpoints/endpoints.mapper';
 import {
   InboxBulkDto,
-  type InboxBulkItemDto,
   InboxBulkResultDto,
   InboxEntryResponseDto,
   InboxQueryDto,
   MAX_BULK_INBOX_IDS,
   PromoteInboxEntryDto,
 } from './inbox.dto';
-import { toInboxEntryResponse } from './inbox.mapper';
-import type { InboxView } from './inbox.repository';
-import { type InboxActionOutcome, InboxService } from './inbox.service';
+import { InboxService } from './inbox.service';
 
 @ApiTags('discovery')
 @Controller('discovery/inbox')
 export class InboxController {
-  constructor(
-    private readonly inbox: InboxService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly inbox: InboxService) {}
 
   @Get()
   @ApiOperation({
@@ -47,23 +39,10 @@ export class InboxController {
     @Query() query: InboxQueryDto,
     @RequestedFormat() format: ExportFormat,
   ): Promise<Page<InboxEntryResponseDto> | StreamableFile> {
-    const now = this.clock.now();
     const criteria = { status: query.status, networkId: query.networkId, q: query.q };
-    if (format === 'csv') {
-      return streamCsv({
-        list: 'discovery-inbox',
-        item: InboxEntryResponseDto,
-        open: () => this.inbox.exportEntries(criteria),
-        toItem: (row: InboxView) => toInboxEntryResponse(row, now),
-        now,
-      });
-    }
-    const { rows, total } = await this.inbox.listEntries({ ...criteria, limit: query.limit, offset: query.offset });
-    return toPage(
-      rows.map((row) => toInboxEntryResponse(row, now)),
-      total,
-      query,
-    );
+    if (format === 'csv') return streamCsv(this.inbox.exportEntries(criteria));
+    const { items, total } = await this.inbox.listEntries({ ...criteria, limit: query.limit, offset: query.offset });
+    return toPage(items, total, query);
   }
 
   @Post('bulk')
@@ -78,10 +57,7 @@ export class InboxController {
   @RequirePermission('discovery:edit')
   @ApiOkResponse({ type: InboxBulkResultDto })
   async bulk(@Body() body: InboxBulkDto, @Actor() actor: ActorContext): Promise<InboxBulkResultDto> {
-    const now = this.clock.now();
-    const results = (await this.inbox.bulk(body.action, body.ids, actor)).map((outcome) => toBulkItem(outcome, now));
-    const succeeded = results.filter((result) => result.ok).length;
-    return { results, succeeded, failed: results.length - succeeded };
+    return this.inbox.bulk(body.action, body.ids, actor);
   }
 
   @Post(':id/promote')
@@ -101,7 +77,7 @@ export class InboxController {
     @Body() body: PromoteInboxEntryDto,
     @Actor() actor: ActorContext,
   ): Promise<EndpointResponseDto> {
-    return toEndpointResponse(await this.inbox.promote(id, body, actor), this.clock.now());
+    return this.inbox.promote(id, body, actor);
   }
 
   @Post(':id/dismiss')
@@ -116,14 +92,6 @@ export class InboxController {
   @ApiOkResponse({ type: InboxEntryResponseDto })
   @ApiConflictResponse({ description: 'The entry was promoted: delete its endpoint instead.' })
   async dismiss(@Param('id', ParseUUIDPipe) id: string, @Actor() actor: ActorContext): Promise<InboxEntryResponseDto> {
-    return toInboxEntryResponse(await this.inbox.dismiss(id, actor), this.clock.now());
+    return this.inbox.dismiss(id, actor);
   }
-}
-
-function toBulkItem(outcome: InboxActionOutcome, now: Date): InboxBulkItemDto {
-  const base = { index: outcome.index, id: outcome.id, ok: outcome.ok, status: outcome.status };
-  if (!outcome.ok) return { ...base, error: outcome.error };
-  return 'endpoint' in outcome
-    ? { ...base, endpoint: toEndpointResponse(outcome.endpoint, now) }
-    : { ...base, entry: toInboxEntryResponse(outcome.entry, now) };
 }

@@ -1,12 +1,16 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { discoveryHostnames, normaliseAddress, type ParsedCertificate, parseFirstCertificate, type SweepFinding } from '@certkeeper/domain';
+import { Clock } from '../../common/clock';
+import type { CsvExport } from '../../common/http/csv/csv-export';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { CertificatesService } from '../certificates/certificates.service';
 import type { EndpointRow } from '../endpoints/endpoints.repository';
+import type { EndpointResponseDto } from '../endpoints/endpoints.dto';
+import { toEndpointResponse } from '../endpoints/endpoints.mapper';
 import { EndpointsService } from '../endpoints/endpoints.service';
-import type { PromoteInboxEntryDto } from './inbox.dto';
-import type { RowStream } from '../../database/row-stream';
+import { type InboxBulkResultDto, InboxEntryResponseDto, type PromoteInboxEntryDto } from './inbox.dto';
+import { toInboxBulkResult, toInboxEntryResponse } from './inbox.mapper';
 import { type FoundService, type InboxCriteria, type InboxFilter, InboxRepository, type InboxView, serviceKey } from './inbox.repository';
 
 /** One id of an inbox action, answered as the action would have answered it alone. */
@@ -30,15 +34,26 @@ export class InboxService {
     private readonly certificates: CertificatesService,
     private readonly endpoints: EndpointsService,
     private readonly audit: AuditService,
+    private readonly clock: Clock,
   ) {}
 
-  listEntries(filter: InboxFilter): Promise<{ rows: InboxView[]; total: number }> {
-    return this.inbox.findPage(filter);
+  /** The window of entries the list filters match, as response items, and the number of all matches. */
+  async listEntries(filter: InboxFilter): Promise<{ items: InboxEntryResponseDto[]; total: number }> {
+    const now = this.clock.now();
+    const { rows, total } = await this.inbox.findPage(filter);
+    return { items: rows.map((row) => toInboxEntryResponse(row, now)), total };
   }
 
-  /** Every entry the list filters match, streamed for an export. */
-  exportEntries(criteria: InboxCriteria): Promise<RowStream<InboxView>> {
-    return this.inbox.streamMatching(criteria);
+  /** Every entry the list filters match, as the CSV form of the same items. */
+  exportEntries(criteria: InboxCriteria): CsvExport<InboxView> {
+    const now = this.clock.now();
+    return {
+      list: 'discovery-inbox',
+      item: InboxEntryResponseDto,
+      open: () => this.inbox.streamMatching(criteria),
+      toItem: (row) => toInboxEntryResponse(row, now),
+      now,
+    };
   }
 
   /**
@@ -80,26 +95,28 @@ export class InboxService {
   }
 
   /** 201 with the endpoint; 404 unknown entry; 409 promoted already or tracked by an endpoint; 400/409 as `POST /endpoints`. */
-  async promote(id: string, overrides: PromoteInboxEntryDto, actor: ActorContext): Promise<EndpointRow> {
+  async promote(id: string, overrides: PromoteInboxEntryDto, actor: ActorContext): Promise<EndpointResponseDto> {
     const [outcome] = await this.promoteMany([{ id, overrides }], actor, 'endpoint:create');
-    if (outcome.ok) return (outcome as { endpoint: EndpointRow }).endpoint;
+    if (outcome.ok) return toEndpointResponse((outcome as { endpoint: EndpointRow }).endpoint, this.clock.now());
     throw refusalException(outcome);
   }
 
-  async dismiss(id: string, actor: ActorContext): Promise<InboxView> {
+  async dismiss(id: string, actor: ActorContext): Promise<InboxEntryResponseDto> {
     const [outcome] = await this.dismissMany([id], actor);
-    if (outcome.ok) return (outcome as { entry: InboxView }).entry;
+    if (outcome.ok) return toInboxEntryResponse((outcome as { entry: InboxView }).entry, this.clock.now());
     throw refusalException(outcome);
   }
 
-  async bulk(action: 'promote' | 'dismiss', ids: string[], actor: ActorContext): Promise<InboxActionOutcome[]> {
-    return action === 'promote'
-      ? this.promoteMany(
-          ids.map((id) => ({ id, overrides: {} })),
-          actor,
-          'endpoint:bulk_create',
-        )
-      : this.dismissMany(ids, actor);
+  async bulk(action: 'promote' | 'dismiss', ids: string[], actor: ActorContext): Promise<InboxBulkResultDto> {
+    const outcomes =
+      action === 'promote'
+        ? await this.promoteMany(
+            ids.map((id) => ({ id, overrides: {} })),
+            actor,
+            'endpoint:bulk_create',
+          )
+        : await this.dismissMany(ids, actor);
+    return toInboxBulkResult(outcomes, this.clock.now());
   }
 
   private async promoteMany(

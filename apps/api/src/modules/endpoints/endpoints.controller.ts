@@ -24,9 +24,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { expiringWithinBefore } from '@certkeeper/domain';
 import { RequirePermission } from '../../common/auth/route-access';
-import { Clock } from '../../common/clock';
 import { AcceptsBody, UPLOAD_BODY_LIMIT } from '../../common/http/body-parsing';
 import { ApiListOrCsvResponse } from '../../common/http/csv/api-csv-response';
 import { streamCsv } from '../../common/http/csv/csv-export';
@@ -47,17 +45,13 @@ import {
   ScanHistoryRowDto,
   TlsProfileResponseDto,
 } from './endpoints.dto';
-import { toBulkResult, toCurrentCertificate, toEndpointResponse, toScanHistoryRow, toTlsProfile } from './endpoints.mapper';
-import type { EndpointRow } from './endpoints.repository';
+import { toScanHistoryRow, toTlsProfile } from './endpoints.mapper';
 import { EndpointsService } from './endpoints.service';
 
 @ApiTags('endpoints')
 @Controller('endpoints')
 export class EndpointsController {
-  constructor(
-    private readonly endpoints: EndpointsService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly endpoints: EndpointsService) {}
 
   @Get()
   @ApiOperation({
@@ -79,32 +73,9 @@ export class EndpointsController {
     @Query() query: EndpointListQueryDto,
     @RequestedFormat() format: ExportFormat,
   ): Promise<Page<EndpointResponseDto> | StreamableFile> {
-    const now = this.clock.now();
-    const criteria = {
-      type: query.type,
-      enabled: query.enabled,
-      hasError: query.has_error,
-      tags: query.tag,
-      q: query.q,
-      starttls: query.starttls,
-      expiringBefore: query.expires_within === undefined ? undefined : expiringWithinBefore(query.expires_within, now),
-      sort: query.sort,
-    };
-    if (format === 'csv') {
-      return streamCsv({
-        list: 'endpoints',
-        item: EndpointResponseDto,
-        open: () => this.endpoints.exportEndpoints(criteria),
-        toItem: (row: EndpointRow) => toEndpointResponse(row, now),
-        now,
-      });
-    }
-    const { rows, total } = await this.endpoints.listEndpoints({ ...criteria, limit: query.limit, offset: query.offset });
-    return toPage(
-      rows.map((row) => toEndpointResponse(row, now)),
-      total,
-      query,
-    );
+    if (format === 'csv') return streamCsv(this.endpoints.exportEndpoints(query));
+    const { items, total } = await this.endpoints.listEndpoints(query);
+    return toPage(items, total, query);
   }
 
   @Post()
@@ -121,7 +92,7 @@ export class EndpointsController {
   @ApiCreatedResponse({ type: EndpointResponseDto })
   @ApiConflictResponse({ description: 'An endpoint with the same identity exists on the same scanner.' })
   async createEndpoint(@Body() input: EndpointInputDto, @Actor() actor: ActorContext): Promise<EndpointResponseDto> {
-    return toEndpointResponse(await this.endpoints.createEndpoint(input, actor), this.clock.now());
+    return this.endpoints.createEndpoint(input, actor);
   }
 
   @Post('bulk')
@@ -139,7 +110,7 @@ export class EndpointsController {
   @ApiBody({ type: [EndpointInputDto] })
   @ApiOkResponse({ type: BulkResultDto, description: 'Per-row results; a failing row never blocks the others.' })
   async bulkCreateEndpoints(@Body(BulkRowsPipe) rows: BulkRow[], @Actor() actor: ActorContext): Promise<BulkResultDto> {
-    return toBulkResult(await this.endpoints.bulkCreate(rows, actor), this.clock.now());
+    return this.endpoints.bulkCreate(rows, actor);
   }
 
   @Get(':id')
@@ -152,9 +123,7 @@ export class EndpointsController {
   @RequirePermission('endpoints:view')
   @ApiOkResponse({ type: EndpointDetailResponseDto })
   async getEndpoint(@Param('id', ParseUUIDPipe) id: string): Promise<EndpointDetailResponseDto> {
-    const [endpoint, current] = await Promise.all([this.endpoints.getEndpoint(id), this.endpoints.currentCertificates(id)]);
-    const now = this.clock.now();
-    return { ...toEndpointResponse(endpoint, now), currentCertificates: current.map((row) => toCurrentCertificate(row, now)) };
+    return this.endpoints.getEndpoint(id);
   }
 
   @Put(':id')
@@ -172,7 +141,7 @@ export class EndpointsController {
     @Body() input: EndpointInputDto,
     @Actor() actor: ActorContext,
   ): Promise<EndpointResponseDto> {
-    return toEndpointResponse(await this.endpoints.updateEndpoint(id, input, 'replace', actor), this.clock.now());
+    return this.endpoints.updateEndpoint(id, input, 'replace', actor);
   }
 
   @Patch(':id')
@@ -190,7 +159,7 @@ export class EndpointsController {
     @Body() input: EndpointInputDto,
     @Actor() actor: ActorContext,
   ): Promise<EndpointResponseDto> {
-    return toEndpointResponse(await this.endpoints.updateEndpoint(id, input, 'patch', actor), this.clock.now());
+    return this.endpoints.updateEndpoint(id, input, 'patch', actor);
   }
 
   @Delete(':id')
@@ -243,15 +212,7 @@ export class EndpointsController {
     @RequestedFormat() format: ExportFormat,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ScanHistoryRowDto[] | StreamableFile> {
-    if (format === 'csv') {
-      return streamCsv({
-        list: 'endpoint-history',
-        item: ScanHistoryRowDto,
-        open: () => this.endpoints.exportHistory(id),
-        toItem: toScanHistoryRow,
-        now: this.clock.now(),
-      });
-    }
+    if (format === 'csv') return streamCsv(this.endpoints.exportHistory(id));
     const { rows, total } = await this.endpoints.history(id, { limit: query.limit, offset: query.offset });
     setTotalCount(res, total);
     return rows.map(toScanHistoryRow);

@@ -1,15 +1,24 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { expiringWithinBefore } from '@certkeeper/domain';
 import { randomUUID } from 'node:crypto';
-import type { RowStream } from '../../database/row-stream';
+import { Clock } from '../../common/clock';
+import type { CsvExport } from '../../common/http/csv/csv-export';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
-import { type CurrentCertificateRow, LinksRepository } from '../links/links.repository';
+import { LinksRepository } from '../links/links.repository';
 import { buildEndpointRecord, type RecordMode } from './endpoint-record';
-import type { EndpointInputDto } from './endpoints.dto';
+import {
+  type BulkResultDto,
+  type EndpointDetailResponseDto,
+  type EndpointInputDto,
+  type EndpointListQueryDto,
+  EndpointResponseDto,
+  ScanHistoryRowDto,
+} from './endpoints.dto';
+import { toBulkResult, toCurrentCertificate, toEndpointResponse, toScanHistoryRow } from './endpoints.mapper';
 import { type BulkRow, readEndpointRow } from './bulk-rows';
 import {
   type EndpointCriteria,
-  type EndpointFilter,
   endpointIdentity,
   type EndpointRecord,
   type EndpointRow,
@@ -21,6 +30,22 @@ import type { TlsProfileEntity } from './tls-profile.entity';
 /** What a scanner scans: enabled, not scan-exempt host and saml endpoints (the work route's rule). */
 function isScannable(record: Pick<EndpointRecord, 'type' | 'enabled' | 'scanExempt'>): boolean {
   return record.type !== 'manual' && record.enabled && !record.scanExempt;
+}
+
+/** The list's filters and window as its query names them; search asks with `q` and a window only. */
+export type EndpointListQuery = Partial<Omit<EndpointListQueryDto, 'limit' | 'offset' | 'format'>> & { limit: number; offset: number };
+
+function endpointCriteria(query: EndpointListQuery, now: Date): EndpointCriteria {
+  return {
+    type: query.type,
+    enabled: query.enabled,
+    hasError: query.has_error,
+    tags: query.tag,
+    q: query.q,
+    starttls: query.starttls,
+    expiringBefore: query.expires_within === undefined ? undefined : expiringWithinBefore(query.expires_within, now),
+    sort: query.sort,
+  };
 }
 
 export type BulkRowOutcome =
@@ -37,44 +62,59 @@ export class EndpointsService {
     private readonly endpoints: EndpointsRepository,
     private readonly links: LinksRepository,
     private readonly audit: AuditService,
+    private readonly clock: Clock,
   ) {}
 
-  listEndpoints(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
-    return this.endpoints.findPage(filter);
+  /** The window of endpoints the list filters match, as response items, and the number of all matches. */
+  async listEndpoints(query: EndpointListQuery): Promise<{ items: EndpointResponseDto[]; total: number }> {
+    const now = this.clock.now();
+    const { rows, total } = await this.endpoints.findPage({ ...endpointCriteria(query, now), limit: query.limit, offset: query.offset });
+    return { items: rows.map((row) => toEndpointResponse(row, now)), total };
   }
 
   countEndpoints(criteria: EndpointCriteria): Promise<number> {
     return this.endpoints.countMatching(criteria);
   }
 
-  /** Every endpoint the list filters match, streamed for an export. */
-  exportEndpoints(criteria: EndpointCriteria): Promise<RowStream<EndpointRow>> {
-    return this.endpoints.streamMatching(criteria);
+  /** Every endpoint the list filters match, as the CSV form of the same items. */
+  exportEndpoints(query: EndpointListQuery): CsvExport<EndpointRow> {
+    const now = this.clock.now();
+    const criteria = endpointCriteria(query, now);
+    return {
+      list: 'endpoints',
+      item: EndpointResponseDto,
+      open: () => this.endpoints.streamMatching(criteria),
+      toItem: (row) => toEndpointResponse(row, now),
+      now,
+    };
   }
 
-  async getEndpoint(id: string): Promise<EndpointRow> {
+  /** The endpoint with a summary of each current certificate. */
+  async getEndpoint(id: string): Promise<EndpointDetailResponseDto> {
+    const [endpoint, current] = await Promise.all([this.requireEndpoint(id), this.links.findCurrentCertificates([id])]);
+    const now = this.clock.now();
+    return { ...toEndpointResponse(endpoint, now), currentCertificates: current.map((row) => toCurrentCertificate(row, now)) };
+  }
+
+  private async requireEndpoint(id: string): Promise<EndpointRow> {
     const endpoint = await this.endpoints.findById(id);
     if (!endpoint) throw new NotFoundException('Endpoint not found.');
     return endpoint;
   }
 
-  currentCertificates(endpointId: string): Promise<CurrentCertificateRow[]> {
-    return this.links.findCurrentCertificates([endpointId]);
-  }
-
-  async createEndpoint(input: EndpointInputDto, actor: ActorContext): Promise<EndpointRow> {
+  async createEndpoint(input: EndpointInputDto, actor: ActorContext): Promise<EndpointResponseDto> {
     const [outcome] = await this.createMany([input], actor, 'endpoint:create');
     if (!outcome.ok)
       throw outcome.status === 409 ? new ConflictException(`${capitalise(outcome.error)}.`) : new BadRequestException(outcome.error);
-    return outcome.endpoint;
+    return toEndpointResponse(outcome.endpoint, this.clock.now());
   }
 
   /**
    * Bulk import: every row is validated and checked on its own, good rows are inserted together,
    * and a bad row never blocks a good one. A row already refused at the edge is its sentence.
    */
-  bulkCreate(rows: BulkRow[], actor: ActorContext): Promise<BulkRowOutcome[]> {
-    return this.createMany(rows, actor, 'endpoint:bulk_create');
+  async bulkCreate(rows: BulkRow[], actor: ActorContext): Promise<BulkResultDto> {
+    return toBulkResult(await this.createMany(rows, actor, 'endpoint:bulk_create'), this.clock.now());
   }
 
   /**
@@ -144,8 +184,8 @@ export class EndpointsService {
     input: EndpointInputDto,
     mode: Exclude<RecordMode, 'create'>,
     actor: ActorContext,
-  ): Promise<EndpointRow> {
-    return this.endpoints.withWriteLock(async (transaction) => {
+  ): Promise<EndpointResponseDto> {
+    const updated = await this.endpoints.withWriteLock(async (transaction) => {
       const existing = await this.endpoints.findById(id, transaction);
       if (!existing) throw new NotFoundException('Endpoint not found.');
       if (input.scannerId && !(await this.endpoints.existingScannerIds([input.scannerId])).has(input.scannerId)) {
@@ -163,6 +203,7 @@ export class EndpointsService {
       await this.audit.record(actor, { action: 'endpoint:update', targetType: 'endpoint', targetId: id, details: { mode } }, transaction);
       return (await this.endpoints.findById(id, transaction))!;
     });
+    return toEndpointResponse(updated, this.clock.now());
   }
 
   /**
@@ -199,7 +240,7 @@ export class EndpointsService {
   }
 
   async getTags(id: string): Promise<string[]> {
-    return (await this.getEndpoint(id)).tags;
+    return (await this.requireEndpoint(id)).tags;
   }
 
   /** Replaces the tag set with `tags`, repeats already kept once. */
@@ -217,19 +258,27 @@ export class EndpointsService {
   }
 
   async history(id: string, window: { limit: number; offset: number }): Promise<{ rows: ScanHistoryEntity[]; total: number }> {
-    await this.getEndpoint(id);
+    await this.requireEndpoint(id);
     return this.endpoints.findHistory(id, window);
   }
 
-  /** The whole scan history, streamed for an export; 404 for an unknown endpoint as the JSON list. */
-  async exportHistory(id: string): Promise<RowStream<ScanHistoryEntity>> {
-    await this.getEndpoint(id);
-    return this.endpoints.streamHistory(id);
+  /** The whole scan history as CSV; 404 for an unknown endpoint as the JSON list. */
+  exportHistory(id: string): CsvExport<ScanHistoryEntity> {
+    return {
+      list: 'endpoint-history',
+      item: ScanHistoryRowDto,
+      open: async () => {
+        await this.requireEndpoint(id);
+        return this.endpoints.streamHistory(id);
+      },
+      toItem: toScanHistoryRow,
+      now: this.clock.now(),
+    };
   }
 
   /** 404 for saml and manual endpoints and for a host never profiled. */
   async tlsProfile(id: string): Promise<TlsProfileEntity> {
-    const endpoint = await this.getEndpoint(id);
+    const endpoint = await this.requireEndpoint(id);
     if (endpoint.type !== 'host') throw new NotFoundException(`A ${endpoint.type} endpoint has no TLS profile.`);
     const profile = await this.endpoints.findTlsProfile(id);
     if (!profile) throw new NotFoundException('This endpoint has not been profiled yet.');

@@ -43,6 +43,15 @@ export interface LinkedEndpointRow {
   lastSeenAt: Date;
 }
 
+/** The distinct (endpoint, role, fingerprint) triples seen, from parameters $1 to $3: the CTE `s`. */
+const SEEN = `s AS (SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS s(endpoint_id, cert_use, fingerprint))`;
+
+/** Creates each unknown link of `s` current, and makes each known one current with a fresh lastSeenAt. */
+const UPSERT_SEEN = `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
+  SELECT s.endpoint_id, c.fingerprint, s.cert_use, true, c.not_after, now(), now()
+    FROM s JOIN certificates c ON c.fingerprint = s.fingerprint
+  ON CONFLICT (endpoint_id, fingerprint, cert_use) DO UPDATE SET is_current = true, last_seen_at = now()`;
+
 @Injectable()
 export class LinksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -77,24 +86,25 @@ export class LinksRepository {
   /**
    * Each distinct link seen now, in one statement: an unknown link is created current (notAfter
    * copied from the stored certificate; a fingerprint not stored is skipped), a known one, current
-   * or historical, is made current with a fresh lastSeenAt. Returns each link it touched with
-   * whether it was current before (null: it is new). Timestamps from the database clock.
+   * or historical, is made current with a fresh lastSeenAt. Timestamps from the database clock.
    */
-  async upsertSeen(seen: LinkTriples, transaction: Transaction): Promise<(LinkRef & { wasCurrent: boolean | null })[]> {
+  async upsertSeen(seen: LinkTriples, transaction: Transaction): Promise<void> {
+    if (seen.endpointIds.length === 0) return;
+    await transaction.query(`WITH ${SEEN} ${UPSERT_SEEN}`, [seen.endpointIds, seen.certUses, seen.fingerprints]);
+  }
+
+  /**
+   * upsertSeen, answering each link it touched with whether it was current before (null: it is
+   * new). Only an upload's answer names them: reading the prior state costs the agent's ingest a
+   * join per link, so it calls upsertSeen.
+   */
+  async upsertSeenWithPrior(seen: LinkTriples, transaction: Transaction): Promise<(LinkRef & { wasCurrent: boolean | null })[]> {
     if (seen.endpointIds.length === 0) return [];
     return transaction.query<(LinkRef & { wasCurrent: boolean | null })[]>(
-      `WITH s AS (
-         SELECT DISTINCT * FROM unnest($1::uuid[], $2::text[], $3::text[]) AS s(endpoint_id, cert_use, fingerprint)
-       ), prior AS (
+      `WITH ${SEEN}, prior AS (
          SELECT l.endpoint_id, l.cert_use, l.fingerprint, l.is_current
            FROM endpoint_certificates l JOIN s USING (endpoint_id, cert_use, fingerprint)
-       ), touched AS (
-         INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
-         SELECT s.endpoint_id, c.fingerprint, s.cert_use, true, c.not_after, now(), now()
-           FROM s JOIN certificates c ON c.fingerprint = s.fingerprint
-         ON CONFLICT (endpoint_id, fingerprint, cert_use) DO UPDATE SET is_current = true, last_seen_at = now()
-         RETURNING endpoint_id, cert_use, fingerprint
-       )
+       ), touched AS (${UPSERT_SEEN} RETURNING endpoint_id, cert_use, fingerprint)
        SELECT t.endpoint_id AS "endpointId", t.cert_use AS "certUse", t.fingerprint, prior.is_current AS "wasCurrent"
          FROM touched t LEFT JOIN prior USING (endpoint_id, cert_use, fingerprint)`,
       [seen.endpointIds, seen.certUses, seen.fingerprints],

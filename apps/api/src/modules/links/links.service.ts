@@ -25,8 +25,8 @@ export interface SightingOutcome {
 
 /**
  * The link-currency state machine of docs/api-contract.md section 5, the only implementation:
- * manual uploads, SAML metadata and host handshakes all record their sightings through
- * `applySightings`, set-based, a few statements however many endpoints.
+ * manual uploads (`recordSighting`), SAML metadata and host handshakes (`applySightings`) record
+ * their sightings through the same two steps, set-based, a few statements however many endpoints.
  *
  * - unknown link            -> new current link
  * - historical link seen    -> reactivated (never duplicated)
@@ -37,43 +37,38 @@ export interface SightingOutcome {
 export class LinksService {
   constructor(private readonly links: LinksRepository) {}
 
-  /** One sighting in the caller's transaction, the endpoint's row locked first (404 when it is gone). */
+  /**
+   * One sighting in the caller's transaction, the endpoint's row locked first (404 when it is
+   * gone), answering what became of each link: an upload names them.
+   */
   async recordSighting(sighting: Sighting, transaction: Transaction): Promise<SightingOutcome> {
     if (!(await this.links.lockEndpoint(sighting.endpointId, transaction))) throw new NotFoundException('Endpoint not found.');
-    const [outcome] = await this.applySightings([sighting], transaction);
-    return outcome;
-  }
-
-  /**
-   * Sightings of many endpoints and roles at once, one outcome each, in order. The caller holds
-   * the endpoints' row locks and names each (endpoint, role) at most once. The links not seen
-   * move to history before the seen ones are created or made current.
-   */
-  async applySightings(sightings: Sighting[], transaction: Transaction): Promise<SightingOutcome[]> {
-    if (sightings.length === 0) return [];
-    const seen: LinkTriples = { endpointIds: [], certUses: [], fingerprints: [] };
-    for (const sighting of sightings) {
-      for (const fingerprint of new Set(sighting.fingerprints)) {
-        seen.endpointIds.push(sighting.endpointId);
-        seen.certUses.push(sighting.certUse);
-        seen.fingerprints.push(fingerprint);
-      }
-    }
-    const replaced = sightings.filter((sighting) => sighting.mode === 'replace');
-    const retired = await this.moveToHistory(replaced, seen, transaction);
-    const touched = await this.links.upsertSeen(seen, transaction);
-
-    const outcomes = new Map<string, SightingOutcome>(
-      sightings.map((sighting) => [roleKey(sighting), { created: [], reactivated: [], alreadyCurrent: [], retired: [] }]),
-    );
-    for (const link of retired) outcomes.get(roleKey(link))!.retired.push(link.fingerprint);
+    const seen = seenLinks([sighting]);
+    const retired = await this.moveToHistory(sighting.mode === 'replace' ? [sighting] : [], seen, transaction);
+    const touched = await this.links.upsertSeenWithPrior(seen, transaction);
+    const outcome: SightingOutcome = { created: [], reactivated: [], alreadyCurrent: [], retired: retired.map((link) => link.fingerprint) };
     for (const link of touched) {
-      const outcome = outcomes.get(roleKey(link))!;
       if (link.wasCurrent === null) outcome.created.push(link.fingerprint);
       else if (link.wasCurrent) outcome.alreadyCurrent.push(link.fingerprint);
       else outcome.reactivated.push(link.fingerprint);
     }
-    return sightings.map((sighting) => outcomes.get(roleKey(sighting))!);
+    return outcome;
+  }
+
+  /**
+   * Sightings of many endpoints and roles at once (scan results), without an answer. The caller
+   * holds the endpoints' row locks and names each (endpoint, role) at most once. The links not
+   * seen move to history before the seen ones are created or made current.
+   */
+  async applySightings(sightings: Sighting[], transaction: Transaction): Promise<void> {
+    if (sightings.length === 0) return;
+    const seen = seenLinks(sightings);
+    await this.moveToHistory(
+      sightings.filter((sighting) => sighting.mode === 'replace'),
+      seen,
+      transaction,
+    );
+    await this.links.upsertSeen(seen, transaction);
   }
 
   /**
@@ -93,4 +88,15 @@ export class LinksService {
   }
 }
 
-const roleKey = (link: { endpointId: string; certUse: CertUse }) => `${link.endpointId} ${link.certUse}`;
+/** Every (endpoint, role, fingerprint) the sightings name, each fingerprint once per sighting. */
+function seenLinks(sightings: Sighting[]): LinkTriples {
+  const seen: LinkTriples = { endpointIds: [], certUses: [], fingerprints: [] };
+  for (const sighting of sightings) {
+    for (const fingerprint of new Set(sighting.fingerprints)) {
+      seen.endpointIds.push(sighting.endpointId);
+      seen.certUses.push(sighting.certUse);
+      seen.fingerprints.push(fingerprint);
+    }
+  }
+  return seen;
+}

@@ -4,6 +4,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, IsUUID, Max, M
 import {
   MAX_NETWORK_ADDRESSES,
   RESULT_LIMITS,
+  SWEEP_REPORT_LIMITS,
   type SweepFinding,
   type SweepReport,
   type SweepReportsRequest,
@@ -13,9 +14,6 @@ import {
 } from '@certkeeper/domain';
 import { IsIpLiteral, IsNullable, IsNullableString } from '../../common/validation/decorators';
 import { IsPresentedChain } from './scanner-protocol.dto';
-
-/** Bounds on one post of sweep reports: a sweep reports as it goes, so a post is never large in count. */
-export const SWEEP_REPORT_LIMITS = { reports: 100, findings: 5000 };
 
 export class SweepWorkItemDto implements SweepWorkItem {
   @ApiProperty({ format: 'uuid' }) sweepId!: string;

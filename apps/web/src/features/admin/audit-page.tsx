@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
 import { CsvButton } from '../../ui/csv-button';
+import { csvRequest } from '../../ui/csv-download';
 import { DateTime } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
@@ -88,16 +89,7 @@ function AuditLog() {
       <div className="title-row">
         <h1>Audit log</h1>
         <div className="row-actions">
-          <CsvButton
-            list="audit"
-            fetchCsv={() =>
-              api.GET('/api/v1/audit', {
-                params: { query: { ...filters, format: 'csv' } },
-                headers: { Accept: 'text/csv' },
-                parseAs: 'blob',
-              })
-            }
-          />
+          <CsvButton list="audit" fetchCsv={() => api.GET('/api/v1/audit', csvRequest(filters))} />
         </div>
       </div>
       <form className="filters" role="search" aria-label="Audit filters" onSubmit={apply}>

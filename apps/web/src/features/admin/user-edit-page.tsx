@@ -207,11 +207,7 @@ function DeleteUser({ user, isSelf }: { user: User; isSelf: boolean }) {
           }
         />
       </div>
-      {remove.error && (
-        <p className="error" role="alert">
-          {remove.error}
-        </p>
-      )}
+      <LoadError message={remove.error} />
     </section>
   );
 }

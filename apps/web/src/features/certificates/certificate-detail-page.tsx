@@ -288,11 +288,7 @@ function DeleteCertificate({ certificate }: { certificate: Certificate }) {
           }
         />
       </div>
-      {remove.error && (
-        <p className="error" role="alert">
-          {remove.error}
-        </p>
-      )}
+      <LoadError message={remove.error} />
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { Link, useLocation } from 'react-router';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { CsvButton } from '../../ui/csv-button';
+import { csvRequest } from '../../ui/csv-download';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
@@ -73,16 +74,7 @@ export function CertificateListPage() {
         <h1>Certificates</h1>
         <div className="row-actions">
           {/* Every certificate the filters match, not just this page. */}
-          <CsvButton
-            list="certificates"
-            fetchCsv={() =>
-              api.GET('/api/v1/certificates', {
-                params: { query: { ...filters, format: 'csv' } },
-                headers: { Accept: 'text/csv' },
-                parseAs: 'blob',
-              })
-            }
-          />
+          <CsvButton list="certificates" fetchCsv={() => api.GET('/api/v1/certificates', csvRequest(filters))} />
         </div>
       </div>
       {deleted && <p role="status">Deleted {deleted}.</p>}

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
 import { CsvButton } from '../../ui/csv-button';
+import { csvRequest } from '../../ui/csv-download';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
@@ -9,6 +10,7 @@ import { useAction } from '../../ui/use-action';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
 import { useApiQuery } from '../../ui/use-api-query';
 import { PromoteForm } from './promote-form';
+import { SelectFilter } from '../../ui/filter-fields';
 
 type Entry = Schemas['InboxEntryResponseDto'];
 type Endpoint = Schemas['EndpointResponseDto'];
@@ -112,16 +114,7 @@ export function InboxPage() {
       <div className="title-row">
         <h1>Inbox</h1>
         <div className="row-actions">
-          <CsvButton
-            list="discovery-inbox"
-            fetchCsv={() =>
-              api.GET('/api/v1/discovery/inbox', {
-                params: { query: { ...filters, format: 'csv' } },
-                headers: { Accept: 'text/csv' },
-                parseAs: 'blob',
-              })
-            }
-          />
+          <CsvButton list="discovery-inbox" fetchCsv={() => api.GET('/api/v1/discovery/inbox', csvRequest(filters))} />
         </div>
       </div>
       <p className="muted">
@@ -153,17 +146,13 @@ export function InboxPage() {
             <option value="all">Any</option>
           </select>
         </div>
-        <div className="field">
-          <label htmlFor="inbox-network">Network</label>
-          <select id="inbox-network" value={networkId} onChange={(event) => update({ networkId: event.target.value })}>
-            <option value="">Any</option>
-            {networks.data?.map((network) => (
-              <option key={network.id} value={network.id}>
-                {network.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectFilter
+          id="inbox-network"
+          label="Network"
+          value={networkId}
+          options={networks.data?.map((network) => [network.id, network.name] as const) ?? []}
+          onChange={(value) => update({ networkId: value })}
+        />
         <button type="submit">Apply</button>
       </form>
 
@@ -190,11 +179,7 @@ export function InboxPage() {
           <button type="button" disabled={selected.size === 0 || bulk.busy} onClick={() => void runBulk('dismiss')}>
             Dismiss selected
           </button>
-          {bulk.error && (
-            <p className="error" role="alert">
-              {bulk.error}
-            </p>
-          )}
+          <LoadError message={bulk.error} />
         </div>
       )}
 
@@ -307,11 +292,7 @@ export function InboxPage() {
                           </button>
                         )}
                       </div>
-                      {dismissing === entry.id && dismiss.error && (
-                        <p className="error" role="alert">
-                          {dismiss.error}
-                        </p>
-                      )}
+                      {dismissing === entry.id && <LoadError message={dismiss.error} />}
                     </td>
                   )}
                 </tr>

@@ -90,11 +90,7 @@ export function NetworkDetailPage() {
               <button type="button" className="primary" disabled={sweepNow.busy || (live !== null && isActive(live))} onClick={start}>
                 Sweep now
               </button>
-              {sweepNow.error && (
-                <p className="error" role="alert">
-                  {sweepNow.error}
-                </p>
-              )}
+              <LoadError message={sweepNow.error} />
             </div>
           )}
         </>

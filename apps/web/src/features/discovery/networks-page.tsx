@@ -9,6 +9,7 @@ import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 import { NEW_NETWORK, NetworkForm, type Network } from './network-form';
 import { ScannerName } from './scanner-name';
+import { EditToggle } from '../../ui/edit-toggle';
 
 /** The networks discovery sweeps; discovery:edit creates, edits and deletes them. */
 export function NetworksPage() {
@@ -74,14 +75,11 @@ export function NetworksPage() {
                   {mayEdit && (
                     <td>
                       <div className="row-actions">
-                        <button
-                          type="button"
-                          aria-label={`Edit ${network.name}`}
-                          aria-expanded={editing === network.id}
-                          onClick={() => setEditing(editing === network.id ? null : network.id)}
-                        >
-                          Edit
-                        </button>
+                        <EditToggle
+                          name={network.name}
+                          open={editing === network.id}
+                          onToggle={() => setEditing(editing === network.id ? null : network.id)}
+                        />
                         <ConfirmAction
                           label="Delete"
                           accessibleLabel={`Delete ${network.name}`}
@@ -97,11 +95,7 @@ export function NetworksPage() {
                           onConfirm={() => void deleteNetwork(network)}
                         />
                       </div>
-                      {deleting === network.id && remove.error && (
-                        <p className="error" role="alert">
-                          {remove.error}
-                        </p>
-                      )}
+                      {deleting === network.id && <LoadError message={remove.error} />}
                     </td>
                   )}
                 </tr>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { FieldError, fieldProps, GeneralProblem, noProblems, splitProblems } from '../../ui/form-problems';
 import { useAction } from '../../ui/use-action';
+import { splitList } from '../../ui/comma-list';
 
 type Entry = Schemas['InboxEntryResponseDto'];
 type Endpoint = Schemas['EndpointResponseDto'];
@@ -41,10 +42,7 @@ export function PromoteForm({
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const tagList = tags
-      .split(',')
-      .map((tag) => tag.trim())
-      .filter((tag) => tag !== '');
+    const tagList = splitList(tags);
     const body = {
       name: name.trim() || undefined,
       dnsName: dnsName.trim() || undefined,

@@ -239,11 +239,7 @@ export function CertificateUpload({ endpointId, onUploaded }: { endpointId: stri
           <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.target.checked)} />
           Replace the current certificates of this use (they move to history)
         </label>
-        {action.error && (
-          <p className="error" role="alert">
-            {action.error}
-          </p>
-        )}
+        <LoadError message={action.error} />
         <div className="actions">
           <button type="submit" className="primary" disabled={action.busy}>
             {action.busy ? 'Uploading…' : 'Upload certificate'}

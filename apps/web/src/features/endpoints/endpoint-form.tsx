@@ -15,6 +15,7 @@ import {
 } from '../../ui/form-problems';
 import { useApiQuery } from '../../ui/use-api-query';
 import { findDuplicate } from './duplicate-endpoint';
+import { splitList } from '../../ui/comma-list';
 
 export type EndpointInput = Schemas['EndpointInputDto'];
 type EndpointType = NonNullable<EndpointInput['type']>;
@@ -101,13 +102,6 @@ export function valuesOf(endpoint: Schemas['EndpointResponseDto']): EndpointForm
   };
 }
 
-export function splitTags(text: string): string[] {
-  return text
-    .split(',')
-    .map((tag) => tag.trim())
-    .filter((tag) => tag !== '');
-}
-
 /** What a person can fix before anything is sent: the fields of the chosen type only. */
 export function endpointChecks(values: EndpointFormValues): Partial<Record<Field, string | null>> {
   const host = values.type === 'host';
@@ -118,7 +112,7 @@ export function endpointChecks(values: EndpointFormValues): Partial<Record<Field
     port: host ? check.port(values.port) : null,
     ipAddress: host ? check.ipAddress(values.ipAddress) : null,
     metadataUrl: saml ? firstOf(check.required(values.metadataUrl, 'the metadata URL'), check.httpUrl(values.metadataUrl)) : null,
-    tags: check.tags(splitTags(values.tags)),
+    tags: check.tags(splitList(values.tags)),
   };
 }
 
@@ -145,7 +139,7 @@ function bodyOf(values: EndpointFormValues): EndpointInput {
     enabled: values.enabled,
     scanExempt: values.scanExempt,
     notes: values.notes,
-    tags: splitTags(values.tags),
+    tags: splitList(values.tags),
     // The generated type requires the defaulted port; the API ignores it for other types.
     port: 443,
     // A port that is not a number is sent as written, for the API to name the problem.

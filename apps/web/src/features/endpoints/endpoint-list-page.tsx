@@ -2,19 +2,29 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
+import { splitList } from '../../ui/comma-list';
 import { CsvButton } from '../../ui/csv-button';
+import { csvRequest } from '../../ui/csv-download';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
+import { DaysFilter, ENDPOINT_TYPE_OPTIONS, endpointTypeOf, SelectFilter, TagsFilter } from '../../ui/filter-fields';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
 import { SortHeader } from '../../ui/sort-header';
 import { useThresholds } from '../../ui/thresholds';
 import { useApiQuery } from '../../ui/use-api-query';
 
-type EndpointType = 'host' | 'saml' | 'manual';
-const TYPES: EndpointType[] = ['host', 'saml', 'manual'];
 type SortField = 'name' | 'daysRemaining' | 'lastScannedAt' | 'createdAt';
 type Sort = SortField | `-${SortField}`;
 const SORTS: Sort[] = ['name', 'daysRemaining', 'lastScannedAt', 'createdAt'].flatMap((field) => [field as SortField, `-${field}` as Sort]);
+
+const SCANNING_OPTIONS = [
+  ['true', 'Enabled'],
+  ['false', 'Disabled'],
+] as const;
+const SCAN_STATE_OPTIONS = [
+  ['true', 'Failing'],
+  ['false', 'Healthy'],
+] as const;
 
 interface EndpointHealthFacts {
   enabled: boolean;
@@ -56,8 +66,7 @@ export function EndpointListPage() {
   const { can } = useAuth();
   const { params, page, offset, update } = useListAddress();
   const q = params.get('q') ?? '';
-  const typeParam = params.get('type');
-  const type = TYPES.find((candidate) => candidate === typeParam);
+  const type = endpointTypeOf(params.get('type'));
   const enabled = parseBool(params.get('enabled'));
   const hasError = parseBool(params.get('has_error'));
   const tags = params.getAll('tag');
@@ -85,11 +94,7 @@ export function EndpointListPage() {
   );
   const submitSearch = (event: FormEvent) => {
     event.preventDefault();
-    const tagList = tagInput
-      .split(',')
-      .map((tag) => tag.trim())
-      .filter((tag) => tag !== '');
-    update({ q: search.trim(), tag: tagList, expires_within: withinInput.trim() });
+    update({ q: search.trim(), tag: splitList(tagInput), expires_within: withinInput.trim() });
   };
 
   const total = data?.totalCount ?? 0;
@@ -102,16 +107,7 @@ export function EndpointListPage() {
         <h1>Endpoints</h1>
         <div className="row-actions">
           {/* Every endpoint the filters match, in the list's order, not just this page. */}
-          <CsvButton
-            list="endpoints"
-            fetchCsv={() =>
-              api.GET('/api/v1/endpoints', {
-                params: { query: { ...filters, format: 'csv' } },
-                headers: { Accept: 'text/csv' },
-                parseAs: 'blob',
-              })
-            }
-          />
+          <CsvButton list="endpoints" fetchCsv={() => api.GET('/api/v1/endpoints', csvRequest(filters))} />
           {can('endpoints:edit') && (
             <>
               <Link className="button" to="/endpoints/import">
@@ -136,49 +132,29 @@ export function EndpointListPage() {
             onChange={(e) => setSearch(e.target.value)}
           />
         </div>
-        <div className="field">
-          <label htmlFor="filter-tags">Tags</label>
-          <input id="filter-tags" placeholder="env:prod, team:web" value={tagInput} onChange={(e) => setTagInput(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="filter-within">Expires within (days)</label>
-          <input
-            id="filter-within"
-            type="number"
-            inputMode="numeric"
-            min={0}
-            max={3650}
-            step={1}
-            placeholder="Any"
-            value={withinInput}
-            onChange={(e) => setWithinInput(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="filter-type">Type</label>
-          <select id="filter-type" value={type ?? ''} onChange={(e) => update({ type: e.target.value })}>
-            <option value="">Any</option>
-            <option value="host">Host</option>
-            <option value="saml">SAML</option>
-            <option value="manual">Manual</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="filter-enabled">Scanning</label>
-          <select id="filter-enabled" value={params.get('enabled') ?? ''} onChange={(e) => update({ enabled: e.target.value })}>
-            <option value="">Any</option>
-            <option value="true">Enabled</option>
-            <option value="false">Disabled</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="filter-error">Scan state</label>
-          <select id="filter-error" value={params.get('has_error') ?? ''} onChange={(e) => update({ has_error: e.target.value })}>
-            <option value="">Any</option>
-            <option value="true">Failing</option>
-            <option value="false">Healthy</option>
-          </select>
-        </div>
+        <TagsFilter id="filter-tags" value={tagInput} onChange={setTagInput} />
+        <DaysFilter id="filter-within" label="Expires within (days)" value={withinInput} onChange={setWithinInput} />
+        <SelectFilter
+          id="filter-type"
+          label="Type"
+          value={type}
+          options={ENDPOINT_TYPE_OPTIONS}
+          onChange={(value) => update({ type: value })}
+        />
+        <SelectFilter
+          id="filter-enabled"
+          label="Scanning"
+          value={params.get('enabled') ?? ''}
+          options={SCANNING_OPTIONS}
+          onChange={(value) => update({ enabled: value })}
+        />
+        <SelectFilter
+          id="filter-error"
+          label="Scan state"
+          value={params.get('has_error') ?? ''}
+          options={SCAN_STATE_OPTIONS}
+          onChange={(value) => update({ has_error: value })}
+        />
         <button type="submit">Apply</button>
       </form>
 

@@ -4,6 +4,7 @@ import { useAuth } from '../../auth/auth-context';
 import { tags as tagProblem } from '../../ui/field-checks';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import { LoadError } from '../../ui/layout';
 
 /**
  * The endpoint's tags; with endpoints:edit they are edited here and saved at once with
@@ -125,11 +126,7 @@ function TagEditor({ endpointId, tags, onSaved }: { endpointId: string; tags: st
         </button>
         <span role="status">{saved}</span>
       </form>
-      {problem && (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      )}
+      <LoadError message={problem} />
     </>
   );
 }

@@ -1,16 +1,17 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../../api/client';
+import { splitList } from '../../ui/comma-list';
 import { CsvButton } from '../../ui/csv-button';
+import { csvRequest } from '../../ui/csv-download';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
+import { DaysFilter, ENDPOINT_TYPE_OPTIONS, endpointTypeOf, SelectFilter, TagsFilter } from '../../ui/filter-fields';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
 import { useThresholds } from '../../ui/thresholds';
 import { useApiQuery } from '../../ui/use-api-query';
 import './expiring.css';
 
-type EndpointType = 'host' | 'saml' | 'manual';
-const TYPES: EndpointType[] = ['host', 'saml', 'manual'];
 type CertUse = 'tls' | 'signing' | 'encryption' | 'manual';
 const USES: CertUse[] = ['tls', 'signing', 'encryption', 'manual'];
 /** The route's own default window. */
@@ -29,8 +30,7 @@ export function ExpiringPage() {
   const daysParam = params.get('days');
   // A value typed into the address goes to the API as it is, which answers a bad one with its own sentence.
   const days = daysParam ?? String(thresholds.length > 0 ? Math.max(...thresholds) : DEFAULT_DAYS);
-  const typeParam = params.get('type');
-  const type = TYPES.find((candidate) => candidate === typeParam);
+  const type = endpointTypeOf(params.get('type'));
   const useParam = params.get('certUse');
   const certUse = USES.find((candidate) => candidate === useParam);
   const tags = params.getAll('tag');
@@ -45,11 +45,7 @@ export function ExpiringPage() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const tagList = tagInput
-      .split(',')
-      .map((tag) => tag.trim())
-      .filter((tag) => tag !== '');
-    update({ days: daysInput.trim(), tag: tagList });
+    update({ days: daysInput.trim(), tag: splitList(tagInput) });
   };
 
   return (
@@ -58,58 +54,28 @@ export function ExpiringPage() {
         <h1>Expiring</h1>
         <div className="row-actions">
           {/* Every pair the filters match, not only this page (the CSV form ignores the paging). */}
-          <CsvButton
-            list="certificates-expiring"
-            fetchCsv={() =>
-              api.GET('/api/v1/certificates/expiring', {
-                params: { query: { ...filters, format: 'csv' } },
-                headers: { Accept: 'text/csv' },
-                parseAs: 'blob',
-              })
-            }
-          />
+          <CsvButton list="certificates-expiring" fetchCsv={() => api.GET('/api/v1/certificates/expiring', csvRequest(filters))} />
         </div>
       </div>
       <p className="muted">Every certificate in use on an endpoint, expired first, then the soonest to expire.</p>
 
       <form className="filters" onSubmit={submit} aria-label="Filters">
-        <div className="field">
-          <label htmlFor="expiring-days">Expiring within (days)</label>
-          <input
-            id="expiring-days"
-            type="number"
-            inputMode="numeric"
-            min={0}
-            max={3650}
-            required
-            value={daysInput}
-            onChange={(e) => setDaysInput(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="expiring-tags">Tags</label>
-          <input id="expiring-tags" placeholder="env:prod, team:web" value={tagInput} onChange={(e) => setTagInput(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="expiring-type">Endpoint type</label>
-          <select id="expiring-type" value={type ?? ''} onChange={(e) => update({ type: e.target.value })}>
-            <option value="">Any</option>
-            <option value="host">Host</option>
-            <option value="saml">SAML</option>
-            <option value="manual">Manual</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="expiring-use">Use</label>
-          <select id="expiring-use" value={certUse ?? ''} onChange={(e) => update({ certUse: e.target.value })}>
-            <option value="">Any</option>
-            {USES.map((use) => (
-              <option key={use} value={use}>
-                {use}
-              </option>
-            ))}
-          </select>
-        </div>
+        <DaysFilter id="expiring-days" label="Expiring within (days)" required value={daysInput} onChange={setDaysInput} />
+        <TagsFilter id="expiring-tags" value={tagInput} onChange={setTagInput} />
+        <SelectFilter
+          id="expiring-type"
+          label="Endpoint type"
+          value={type}
+          options={ENDPOINT_TYPE_OPTIONS}
+          onChange={(value) => update({ type: value })}
+        />
+        <SelectFilter
+          id="expiring-use"
+          label="Use"
+          value={certUse}
+          options={USES.map((use) => [use, use] as const)}
+          onChange={(value) => update({ certUse: value })}
+        />
         <button type="submit">Apply</button>
       </form>
 

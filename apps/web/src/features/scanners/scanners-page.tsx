@@ -20,6 +20,7 @@ import { useAction } from '../../ui/use-action';
 import { useApiQuery, type ApiResult } from '../../ui/use-api-query';
 import { AgentCommands } from './agent-commands';
 import { ScannerStatus } from './scanner-status';
+import { EditToggle } from '../../ui/edit-toggle';
 
 type Scanner = Schemas['ScannerResponseDto'];
 type Settings = Schemas['CreateScannerDto'];
@@ -127,14 +128,11 @@ export function ScannersPage() {
                   {mayEdit && (
                     <td>
                       <div className="row-actions">
-                        <button
-                          type="button"
-                          aria-label={`Edit ${scanner.name}`}
-                          aria-expanded={editing === scanner.id}
-                          onClick={() => setEditing(editing === scanner.id ? null : scanner.id)}
-                        >
-                          Edit
-                        </button>
+                        <EditToggle
+                          name={scanner.name}
+                          open={editing === scanner.id}
+                          onToggle={() => setEditing(editing === scanner.id ? null : scanner.id)}
+                        />
                         <ConfirmAction
                           label="Regenerate token"
                           accessibleLabel={`Regenerate token of ${scanner.name}`}

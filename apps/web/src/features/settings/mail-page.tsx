@@ -288,11 +288,7 @@ function RunAlerts() {
         </button>
         <span role="status">{totals && alertRunSentence(totals)}</span>
       </div>
-      {run.error && (
-        <p className="error" role="alert">
-          {run.error}
-        </p>
-      )}
+      <LoadError message={run.error} />
     </section>
   );
 }

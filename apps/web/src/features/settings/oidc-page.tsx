@@ -19,7 +19,8 @@ import { useApiQuery } from '../../ui/use-api-query';
 import { Checkbox, SecretField, secretToSend } from './secret-field';
 import { ReadOnlyNote } from './settings-section';
 import { FactsSection } from '../../ui/facts';
-import { orNull, splitList } from './form-values';
+import { splitList } from '../../ui/comma-list';
+import { orNull } from './form-values';
 
 type OidcSettings = Schemas['OidcSettingsResponseDto'];
 type OidcUpdate = Schemas['UpdateOidcSettingsDto'];

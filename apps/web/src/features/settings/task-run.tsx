@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { api, errorMessage, unreachable, type Schemas } from '../../api/client';
+import { LoadError } from '../../ui/layout';
 
 type Task = Schemas['MaintenanceTaskDto'];
 type TaskName = Task['name'];
@@ -132,11 +133,7 @@ export function TaskProgress({ run }: { run: TaskRun }) {
           <p className="muted small">{run.seconds} s elapsed</p>
         </>
       )}
-      {run.error && (
-        <p className="error" role="alert">
-          {run.error}
-        </p>
-      )}
+      <LoadError message={run.error} />
     </div>
   );
 }

@@ -157,11 +157,7 @@ function TemplateEditor({ initial, mayEdit }: { initial: Template; mayEdit: bool
             )}
             <span role="status">{saved ? 'Saved.' : ''}</span>
           </div>
-          {reset.error && (
-            <p className="error" role="alert">
-              {reset.error}
-            </p>
-          )}
+          <LoadError message={reset.error} />
         </form>
       ) : (
         <>
@@ -174,11 +170,7 @@ function TemplateEditor({ initial, mayEdit }: { initial: Template; mayEdit: bool
               Preview
             </button>
           </div>
-          {previewing.error && (
-            <p className="error" role="alert">
-              {previewing.error}
-            </p>
-          )}
+          <LoadError message={previewing.error} />
         </>
       )}
       {preview && <TemplatePreview id={id} preview={preview} />}
