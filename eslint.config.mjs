@@ -57,14 +57,17 @@ export default tseslint.config(
         {
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:node'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
             // Node-only utilities (libs/net) serve the plain-Node agent as well as the API: no framework.
             { sourceTag: 'type:node', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: FRAMEWORK },
+            // The API client (libs/api-client) is the types generated from the OpenAPI description: it
+            // stands on the description alone, so it depends on no other project.
+            { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
             // The domain library takes bytes and strings and returns values: no framework, no network.
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: DOMAIN_BANNED },
             // Repository scripts (tools/) may use the libraries, never an app: a script that drives one
             // app's internals (OpenAPI export, schema diff, benchmarks) lives in that app's tools/ folder.
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:node'] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
             { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner', 'scope:web'] },
             { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api', 'scope:web'] },
             // The web interface runs in browsers and talks to the API only over HTTP, through the

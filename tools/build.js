@@ -126,7 +126,7 @@ function buildTarget(target, roots, force) {
 const WEB_SOURCES = 'apps/web';
 const WEB_OUTPUT = path.join(dist, 'apps/web');
 const WEB_INPUTS = [
-  'tools/openapi/client/schema.d.ts',
+  'libs/api-client/src/schema.d.ts',
   'libs/domain/src/roles.ts',
   'tools/build-web.mjs',
   'package-lock.json',
