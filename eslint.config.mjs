@@ -25,6 +25,36 @@ const DOMAIN_BANNED = [
   ...['fs', 'fs/promises', 'dns', 'dns/promises', 'child_process'].flatMap((name) => [name, `node:${name}`]),
 ];
 
+// Which project may import which (@nx/enforce-module-boundaries).
+const MODULE_BOUNDARIES = {
+  allow: [],
+  depConstraints: [
+    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
+    // Node-only utilities (libs/net) serve the plain-Node agent as well as the API: no framework.
+    { sourceTag: 'type:node', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: FRAMEWORK },
+    // The API client (libs/api-client) is the types generated from the OpenAPI description: it
+    // stands on the description alone, so it depends on no other project.
+    { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
+    // The domain library takes bytes and strings and returns values: no framework, no network.
+    { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: DOMAIN_BANNED },
+    // Repository scripts (tools/) may use the libraries, never an app: a script that drives one
+    // app's internals (OpenAPI export, schema diff, benchmarks) lives in that app's tools/ folder.
+    { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
+    // The browser tests (apps/web-e2e) use the libraries' test support; the API they drive is
+    // reached through its own test support, allowed for them alone below.
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
+    { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner', 'scope:web'] },
+    { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api', 'scope:web'] },
+    // The web interface runs in browsers and talks to the API only over HTTP, through the
+    // client types generated from the OpenAPI description: no server code, no Node.
+    {
+      sourceTag: 'scope:web',
+      notDependOnLibsWithTags: ['scope:api', 'scope:scanner'],
+      bannedExternalImports: [...DOMAIN_BANNED, 'node:*'],
+    },
+  ],
+};
+
 export default tseslint.config(
   // tools/openapi/hey-api/flow.ts imports a client generated at test time; tsc checks it there, strict.
   {
@@ -52,32 +82,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
       // Nest modules are classes by design.
       '@typescript-eslint/no-extraneous-class': 'off',
+      '@nx/enforce-module-boundaries': ['error', MODULE_BOUNDARIES],
+    },
+  },
+  {
+    // The browser tests drive the web interface against the API started in-process by the API's
+    // own test support (test app, database, agent runs): the one place a project reaches into
+    // an app's test/ and src/ folders, and only there.
+    files: ['apps/web-e2e/**/*.ts'],
+    rules: {
       '@nx/enforce-module-boundaries': [
         'error',
         {
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
-            // Node-only utilities (libs/net) serve the plain-Node agent as well as the API: no framework.
-            { sourceTag: 'type:node', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: FRAMEWORK },
-            // The API client (libs/api-client) is the types generated from the OpenAPI description: it
-            // stands on the description alone, so it depends on no other project.
-            { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
-            // The domain library takes bytes and strings and returns values: no framework, no network.
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: DOMAIN_BANNED },
-            // Repository scripts (tools/) may use the libraries, never an app: a script that drives one
-            // app's internals (OpenAPI export, schema diff, benchmarks) lives in that app's tools/ folder.
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
-            { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner', 'scope:web'] },
-            { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api', 'scope:web'] },
-            // The web interface runs in browsers and talks to the API only over HTTP, through the
-            // client types generated from the OpenAPI description: no server code, no Node.
-            {
-              sourceTag: 'scope:web',
-              notDependOnLibsWithTags: ['scope:api', 'scope:scanner'],
-              bannedExternalImports: [...DOMAIN_BANNED, 'node:*'],
-            },
-          ],
+          ...MODULE_BOUNDARIES,
+          allow: ['../../api/test/support/*', '../../../api/test/support/*', '../../api/src/**', '../../../api/src/**'],
         },
       ],
     },
