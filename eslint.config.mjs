@@ -67,6 +67,8 @@ export default tseslint.config(
       'tmp/**',
       '**/*.js',
       '**/*.mjs',
+      '!tools/**/*.js',
+      '!tools/**/*.mjs',
       'tools/openapi/hey-api/**',
     ],
   },
@@ -155,6 +157,21 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // What stays JavaScript in tools/: the launcher and the install check that run before anything
+    // is compiled or installed (build.js, ensure-installed.js), the Vite call that must be an ES
+    // module (build-web.mjs) and the reporter Jest loads as it is. Linted without type information.
+    files: ['tools/**/*.js', 'tools/**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', performance: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
+    files: ['tools/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // Tests read response bodies as `any` and pass methods to expect().
