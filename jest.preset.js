@@ -33,6 +33,13 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@certkeeper/domain$': path.join(__dirname, 'libs/domain/src/index.ts'),
+    '^@certkeeper/domain/x509$': path.join(__dirname, 'libs/domain/src/x509/index.ts'),
+    '^@certkeeper/domain/trust$': path.join(__dirname, 'libs/domain/src/trust/index.ts'),
+    '^@certkeeper/domain/saml$': path.join(__dirname, 'libs/domain/src/saml/index.ts'),
+    '^@certkeeper/domain/tls$': path.join(__dirname, 'libs/domain/src/tls/index.ts'),
+    '^@certkeeper/domain/templates$': path.join(__dirname, 'libs/domain/src/templates/index.ts'),
+    '^@certkeeper/domain/protocol$': path.join(__dirname, 'libs/domain/src/scanner-protocol.ts'),
+    '^@certkeeper/domain/discovery$': path.join(__dirname, 'libs/domain/src/discovery/index.ts'),
     '^@certkeeper/domain/roles$': path.join(__dirname, 'libs/domain/src/roles.ts'),
     '^@certkeeper/domain/testing$': path.join(__dirname, 'libs/domain/testing/index.ts'),
     '^@certkeeper/net$': path.join(__dirname, 'libs/net/src/index.ts'),

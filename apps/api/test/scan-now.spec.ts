@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WorkItem } from '@certkeeper/domain';
+import type { WorkItem } from '@certkeeper/domain/protocol';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DataSource } from 'typeorm';
 import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';

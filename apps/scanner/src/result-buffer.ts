@@ -1,4 +1,4 @@
-import { MAX_RESULTS_PER_POST, RESULT_LIMITS, RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type ScanResult } from '@certkeeper/domain';
+import { MAX_RESULTS_PER_POST, RESULT_LIMITS, RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type ScanResult } from '@certkeeper/domain/protocol';
 
 const MiB = 1024 * 1024;
 /** `{"results":[` and `]}` around the comma-separated results. */

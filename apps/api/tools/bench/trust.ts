@@ -1,6 +1,6 @@
 import { createHash, KeyObject } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { parseCertificates } from '@certkeeper/domain';
+import { parseCertificates } from '@certkeeper/domain/x509';
 import { generateKeyPair, type KeyType, mintCertificate, type MintedCertificate, reissueWithSerials } from '@certkeeper/domain/testing';
 import { DataSource } from 'typeorm';
 import { CertificatesService } from '../../src/modules/certificates/certificates.service';

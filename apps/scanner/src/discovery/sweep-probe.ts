@@ -1,6 +1,8 @@
 import { Resolver } from 'node:dns/promises';
 import { connect, type Socket } from 'node:net';
-import { parseAddressValue, parseFirstCertificate, type ProbeTarget, type TlsVersionName } from '@certkeeper/domain';
+import { parseAddressValue, type ProbeTarget } from '@certkeeper/domain/discovery';
+import type { TlsVersionName } from '@certkeeper/domain/protocol';
+import { parseFirstCertificate } from '@certkeeper/domain/x509';
 import { OutboundGuard } from '@certkeeper/net';
 import { captureHandshake, HandshakeFailure } from '../probes/host-probe';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type SweepFinding, type SweepReport } from '@certkeeper/domain';
+import { RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type SweepFinding, type SweepReport } from '@certkeeper/domain/protocol';
 import type { SweepProgress } from './sweep';
 import type { DiscoveredService } from './sweep-probe';
 

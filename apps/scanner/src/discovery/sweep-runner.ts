@@ -1,4 +1,5 @@
-import { type NetworkScope, parseNetworkScope, RESULTS_BATCH_BYTES, type SweepReport, type SweepWorkItem } from '@certkeeper/domain';
+import { type NetworkScope, parseNetworkScope } from '@certkeeper/domain/discovery';
+import { RESULTS_BATCH_BYTES, type SweepReport, type SweepWorkItem } from '@certkeeper/domain/protocol';
 import { ApiError, type ScannerApiClient } from '../api-client';
 import { Backoff } from '../backoff';
 import type { Log } from '../log';

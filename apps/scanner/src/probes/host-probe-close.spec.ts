@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type TLSSocket } from 'node:tls';
-import { type HostWorkItem, type StarttlsProtocol } from '@certkeeper/domain';
+import type { HostWorkItem, StarttlsProtocol } from '@certkeeper/domain/protocol';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { testOutboundGuard } from '@certkeeper/net/testing';
 import { probeHost } from './host-probe';

@@ -2,14 +2,14 @@ import { randomUUID, type X509Certificate } from 'node:crypto';
 import { createConnection, isIP, type Socket } from 'node:net';
 import { checkServerIdentity, connect, createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import {
-  certificateToPem,
   type HostScanResult,
   type HostWorkItem,
   MAX_PRESENTED_CHAIN,
   type StarttlsProtocol,
   type TlsProfile,
   type TlsVersionName,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/protocol';
+import { certificateToPem } from '@certkeeper/domain/x509';
 import { OutboundGuard } from '@certkeeper/net';
 import { GOODBYES } from './starttls';
 import { upgradeConnection } from './tls/hello-exchange';

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { TlsProfile } from '@certkeeper/domain/protocol';
 import {
   cipherSuiteName,
   cipherSuitesToOffer,
   HELLO_RETRY_REQUEST_RANDOM,
   type ParsedClientHello,
   requiresTls12,
-  type TlsProfile,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/tls';
 import { generateKeyPair, mintCertificate } from '@certkeeper/domain/testing';
 import {
   type Credentials,

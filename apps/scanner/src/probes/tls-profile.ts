@@ -1,4 +1,11 @@
 import {
+  TLS_VERSIONS,
+  type StarttlsProtocol,
+  type TlsProfile,
+  type TlsVersionName,
+  type TlsVersionSupport,
+} from '@certkeeper/domain/protocol';
+import {
   buildClientHello,
   canGenerateKeyShare,
   cipherSuiteName,
@@ -6,13 +13,8 @@ import {
   compactCipherSuitesToOffer,
   generateKeyShare,
   NAMED_GROUPS,
-  TLS_VERSIONS,
   type ServerHello,
-  type StarttlsProtocol,
-  type TlsProfile,
-  type TlsVersionName,
-  type TlsVersionSupport,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/tls';
 import { OutboundGuard } from '@certkeeper/net';
 import { type AnsweredResponse, exchangeHello, type ExchangeOutcome } from './tls/hello-exchange';
 

@@ -18,7 +18,7 @@ import {
 import { WithExportFormat } from '../../common/http/csv/export-format';
 import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
 import { IsDnsNameOrIp, IsHttpUrl, IsIpAddress, IsTagList, ToBoolean, ToInteger } from '../../common/validation/decorators';
-import { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain';
+import { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain/protocol';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 import { ENDPOINT_TYPES, type EndpointType } from './endpoint.entity';
 import { ENDPOINT_SORT_KEYS, ENDPOINT_SORTS, type EndpointSort } from './endpoint-sort';

@@ -1,5 +1,6 @@
 import { type LookupFunction, Socket } from 'node:net';
-import { parseServerResponse, type ServerResponse, type StarttlsProtocol } from '@certkeeper/domain';
+import type { StarttlsProtocol } from '@certkeeper/domain/protocol';
+import { parseServerResponse, type ServerResponse } from '@certkeeper/domain/tls';
 import type { OutboundGuard } from '@certkeeper/net';
 import { StarttlsError, UPGRADERS } from '../starttls';
 
