@@ -24,7 +24,7 @@ export interface TlsProfileTarget {
   port: number;
   /** Sent as SNI (unless it is an IP literal), and as the EHLO argument or XMPP's `to` when upgrading. */
   serverName: string;
-  /** CONTRACT section 13: every connection speaks this upgrade before its ClientHello; null or absent: implicit TLS. */
+  /** docs/api-contract.md section 13: every connection speaks this upgrade before its ClientHello; null or absent: implicit TLS. */
   starttls?: StarttlsProtocol | null;
 }
 

@@ -185,14 +185,6 @@ export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
 /** The scan history window, or with `format=csv` the whole history. */
 export class ScanHistoryQueryDto extends WithExportFormat(ListWindowQueryDto) {}
 
-export class EndpointTagsDto {
-  @ApiProperty({ type: [String] })
-  @IsArray()
-  @ArrayMaxSize(MAX_TAGS)
-  @IsTagList()
-  tags!: string[];
-}
-
 export class CurrentCertificateDto {
   @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;
   @ApiProperty() fingerprint!: string;
