@@ -25,6 +25,36 @@ const DOMAIN_BANNED = [
   ...['fs', 'fs/promises', 'dns', 'dns/promises', 'child_process'].flatMap((name) => [name, `node:${name}`]),
 ];
 
+// Which project may import which (@nx/enforce-module-boundaries).
+const MODULE_BOUNDARIES = {
+  allow: [],
+  depConstraints: [
+    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
+    // Node-only utilities (libs/net) serve the plain-Node agent as well as the API: no framework.
+    { sourceTag: 'type:node', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: FRAMEWORK },
+    // The API client (libs/api-client) is the types generated from the OpenAPI description: it
+    // stands on the description alone, so it depends on no other project.
+    { sourceTag: 'type:client', onlyDependOnLibsWithTags: [] },
+    // The domain library takes bytes and strings and returns values: no framework, no network.
+    { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: DOMAIN_BANNED },
+    // Repository scripts (tools/) may use the libraries, never an app: a script that drives one
+    // app's internals (OpenAPI export, schema diff, benchmarks) lives in that app's tools/ folder.
+    { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
+    // The browser tests (apps/web-e2e) use the libraries' test support; the API they drive is
+    // reached through its own test support, allowed for them alone below.
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:domain', 'type:node', 'type:client'] },
+    { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner', 'scope:web'] },
+    { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api', 'scope:web'] },
+    // The web interface runs in browsers and talks to the API only over HTTP, through the
+    // client types generated from the OpenAPI description: no server code, no Node.
+    {
+      sourceTag: 'scope:web',
+      notDependOnLibsWithTags: ['scope:api', 'scope:scanner'],
+      bannedExternalImports: [...DOMAIN_BANNED, 'node:*'],
+    },
+  ],
+};
+
 export default tseslint.config(
   // tools/openapi/hey-api/flow.ts imports a client generated at test time; tsc checks it there, strict.
   {
@@ -37,6 +67,8 @@ export default tseslint.config(
       'tmp/**',
       '**/*.js',
       '**/*.mjs',
+      '!tools/**/*.js',
+      '!tools/**/*.mjs',
       'tools/openapi/hey-api/**',
     ],
   },
@@ -52,29 +84,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
       // Nest modules are classes by design.
       '@typescript-eslint/no-extraneous-class': 'off',
+      '@nx/enforce-module-boundaries': ['error', MODULE_BOUNDARIES],
+    },
+  },
+  {
+    // The browser tests drive the web interface against the API started in-process by the API's
+    // own test support (test app, database, agent runs): the one place a project reaches into
+    // an app's test/ and src/ folders, and only there.
+    files: ['apps/web-e2e/**/*.ts'],
+    rules: {
       '@nx/enforce-module-boundaries': [
         'error',
         {
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:node'] },
-            // Node-only utilities (libs/net) serve the plain-Node agent as well as the API: no framework.
-            { sourceTag: 'type:node', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: FRAMEWORK },
-            // The domain library takes bytes and strings and returns values: no framework, no network.
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain'], bannedExternalImports: DOMAIN_BANNED },
-            // Repository scripts (tools/) may use the libraries, never an app: a script that drives one
-            // app's internals (OpenAPI export, schema diff, benchmarks) lives in that app's tools/ folder.
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:domain', 'type:node'] },
-            { sourceTag: 'scope:api', notDependOnLibsWithTags: ['scope:scanner', 'scope:web'] },
-            { sourceTag: 'scope:scanner', notDependOnLibsWithTags: ['scope:api', 'scope:web'] },
-            // The web interface runs in browsers and talks to the API only over HTTP, through the
-            // client types generated from the OpenAPI description: no server code, no Node.
-            {
-              sourceTag: 'scope:web',
-              notDependOnLibsWithTags: ['scope:api', 'scope:scanner'],
-              bannedExternalImports: [...DOMAIN_BANNED, 'node:*'],
-            },
-          ],
+          ...MODULE_BOUNDARIES,
+          allow: ['../../api/test/support/*', '../../../api/test/support/*', '../../api/src/**', '../../../api/src/**'],
         },
       ],
     },
@@ -116,17 +139,18 @@ export default tseslint.config(
   },
   {
     // Test support (`@certkeeper/domain/testing`, `@certkeeper/net/testing`: minted certificates,
-    // loopback and openssl servers) is for specs, apps/*/test and the benchmarks, never for code
+    // loopback and openssl servers; each outside its library's src/, so no build of an image
+    // compiles it) is for specs, apps/*/test and the benchmarks, never for code
     // that ships. The typescript-eslint rule, so the no-restricted-imports lists above still apply.
     files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
-    ignores: ['**/*.spec.ts', 'libs/domain/src/testing.ts', 'libs/*/src/**/testing/**'],
+    ignores: ['**/*.spec.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['@certkeeper/*/testing', '@certkeeper/*/testing/*'],
+              group: ['@certkeeper/*/testing', '@certkeeper/*/testing/*', '**/testing', '**/testing/*', '**/test/**'],
               message: 'Test support is for specs, apps/*/test and benchmarks, not for code that ships.',
             },
           ],
@@ -135,8 +159,23 @@ export default tseslint.config(
     },
   },
   {
+    // What stays JavaScript in tools/: the launcher and the install check that run before anything
+    // is compiled or installed (build.js, ensure-installed.js), the Vite call that must be an ES
+    // module (build-web.mjs) and the reporter Jest loads as it is. Linted without type information.
+    files: ['tools/**/*.js', 'tools/**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', performance: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
+    files: ['tools/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Tests read response bodies as `any` and pass methods to expect().
-    files: ['**/*.spec.ts', 'apps/api/test/**/*.ts'],
+    files: ['**/*.spec.ts', 'apps/*/test/**/*.ts'],
     rules: {
       '@typescript-eslint/unbound-method': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -3,7 +3,7 @@
 # Run with SCANNER_API_URL and SCANNER_TOKEN (a stx_s_ token from POST /api/v1/scanners).
 #
 # The image carries the compiled agent (dist/apps/scanner and dist/libs) and only the npm packages
-# its code requires at run time, at the lockfile's versions: tools/runtime-manifest.js lists them
+# its code requires at run time, at the lockfile's versions: tools/runtime-manifest.ts lists them
 # from the compiled require graph. `npm run images:sizes` measures what each image adds to its base.
 # npm install, not npm ci: the committed lockfile holds only the Linux builds of platform packages,
 # which npm ci rejects as out of sync.
@@ -14,7 +14,7 @@ COPY tools/ensure-installed.js tools/
 # ensure-installed records the lockfile's digest, so tools/build.js after `COPY . .` does not install again.
 RUN node tools/ensure-installed.js
 COPY . .
-RUN node tools/build.js scanner && mkdir -p runtime && node tools/runtime-manifest.js dist/apps/scanner/src/main.js > runtime/package.json
+RUN node tools/build.js scanner && node tools/build.js tools && mkdir -p runtime && node dist/tools/runtime-manifest.js dist/apps/scanner/src/main.js > runtime/package.json
 
 # The agent's packages only: its manifest with the root lockfile, so they install at locked versions.
 FROM node:22-bookworm-slim AS deps

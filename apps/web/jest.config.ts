@@ -1,7 +1,7 @@
 import type { Config } from 'jest';
 
 // Unit tests of the web interface's pure functions (src/**/*.spec.ts[x]), in Node: the screens
-// themselves are tested in a real browser by the API's test/web-ui*.spec.ts.
+// themselves are tested in a real browser by apps/web-e2e (test/web-ui*.spec.ts).
 const config: Config = {
   displayName: 'web',
   preset: '../../jest.preset.js',

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
-import { cipherSuiteName } from '@certkeeper/domain';
+import { cipherSuiteName } from '@certkeeper/domain/tls';
 import { mintCertificate, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { XMLParser } from 'fast-xml-parser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';

@@ -1,4 +1,4 @@
-import { STARTTLS_PROTOCOLS } from '@certkeeper/domain';
+import { STARTTLS_PROTOCOLS } from '@certkeeper/domain/protocol';
 import { DataSource } from 'typeorm';
 import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 

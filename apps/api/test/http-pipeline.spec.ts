@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
-import { RESULTS_BODY_LIMIT } from '@certkeeper/domain';
+import { RESULTS_BODY_LIMIT } from '@certkeeper/domain/protocol';
 import { Public } from '../src/common/auth/route-access';
 import { PlainTextExceptionFilter } from '../src/common/http/plain-text-exception.filter';
 import { JsonLogger } from '../src/common/logging/json-logger';

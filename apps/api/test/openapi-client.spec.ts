@@ -5,10 +5,10 @@ import { promisify } from 'node:util';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, login, type TestApp } from './support/test-app';
 
 // The program on the generated client, as built by `npm test` (tools/build.js all).
-const EXAMPLE = join(__dirname, '../../../dist/tools/openapi/client/example.js');
+const EXAMPLE = join(__dirname, '../../../dist/libs/api-client/example/list-host-endpoints.js');
 
 /**
- * tools/openapi/client/example.ts against a real server. Type-checking proves the program matches
+ * libs/api-client/example/list-host-endpoints.ts against a real server. Type-checking proves the program matches
  * the generated client; running it proves the description matches what the server does: paths,
  * query serialisation (a repeated `tag`), bodies, the page envelope.
  */

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { DEFAULT_MAX_SAML_CERTIFICATES as CERTIFICATE_CAP } from '@certkeeper/domain';
+import { DEFAULT_MAX_SAML_CERTIFICATES as CERTIFICATE_CAP } from '@certkeeper/domain/saml';
 import { mintCertificate, type MintedCertificate, reissueWithSerials } from '@certkeeper/domain/testing';
 import { bearer, createScanner, createTestApp, login, type TestApp } from './support/test-app';
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WorkItem } from '@certkeeper/domain';
+import type { WorkItem } from '@certkeeper/domain/protocol';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DataSource } from 'typeorm';
 import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
@@ -14,7 +14,7 @@ import { SwappableTlsServer } from './support/tls-servers';
 import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
 
 /**
- * Scan now (issue 18 item 3, docs/decisions/0012-scan-now.md): the agent's long-poll on its work
+ * Scan now (docs/decisions/0012-scan-now.md): the agent's long-poll on its work
  * route, `POST /endpoints/{id}/scan`, and the NOTIFY that carries both across API replicas. Real
  * PostgreSQL, the real agent daemon from dist/, real TLS servers on loopback.
  *

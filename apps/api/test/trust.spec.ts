@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { generateKeyPair, mintCertificate, type MintedCertificate, pemBundle } from '@certkeeper/domain/testing';
-import type { RootStoreId } from '@certkeeper/domain';
+import type { RootStoreId } from '@certkeeper/domain/trust';
 import { DataSource } from 'typeorm';
 import { TrustVerdictsService } from '../src/modules/trust/trust-verdicts.service';
 import { TrustRepository } from '../src/modules/trust/trust.repository';

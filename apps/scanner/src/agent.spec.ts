@@ -1,4 +1,4 @@
-import type { ScanResult, SweepWorkItem, WorkItem } from '@certkeeper/domain';
+import type { ScanResult, SweepWorkItem, WorkItem } from '@certkeeper/domain/protocol';
 import { Agent, nextRunAt } from './agent';
 
 describe('nextRunAt', () => {

@@ -1,4 +1,5 @@
-import { nextCronTime, type ScannerConfig, type ScanResult, type SweepWorkItem, type WorkItem } from '@certkeeper/domain';
+import { nextCronTime } from '@certkeeper/domain';
+import type { ScannerConfig, ScanResult, SweepWorkItem, WorkItem } from '@certkeeper/domain/protocol';
 import { ApiError, type ScannerApiClient } from './api-client';
 import { Backoff } from './backoff';
 import { runCycle, type CycleReport } from './cycle';

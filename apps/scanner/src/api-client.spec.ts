@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { SweepReport, SweepWorkItem } from '@certkeeper/domain';
+import type { SweepReport, SweepWorkItem } from '@certkeeper/domain/protocol';
 import { ApiError, ScannerApiClient } from './api-client';
 
 function listen(server: Server | ReturnType<typeof createTcpServer>): Promise<string> {

@@ -9,8 +9,8 @@ import type {
   SweepReportsResponse,
   SweepWorkItem,
   WorkResponse,
-} from '@certkeeper/domain';
-import { MAX_WORK_WAIT_SECONDS } from '@certkeeper/domain';
+} from '@certkeeper/domain/protocol';
+import { MAX_WORK_WAIT_SECONDS } from '@certkeeper/domain/protocol';
 
 /** A failed call to the API: transient ones are retried later, fatal ones (a revoked token) stop the agent. */
 export class ApiError extends Error {

@@ -1,4 +1,4 @@
-import type { ResultOutcome, ScanResult, WorkItem } from '@certkeeper/domain';
+import type { ResultOutcome, ScanResult, WorkItem } from '@certkeeper/domain/protocol';
 import { ApiError } from './api-client';
 import { forEachConcurrently } from '@certkeeper/domain';
 import { runCycle } from './cycle';

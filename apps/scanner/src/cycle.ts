@@ -1,4 +1,5 @@
-import { forEachConcurrently, type ResultOutcome, type ScanResult, type WorkItem } from '@certkeeper/domain';
+import { forEachConcurrently } from '@certkeeper/domain';
+import type { ResultOutcome, ScanResult, WorkItem } from '@certkeeper/domain/protocol';
 import { ApiError } from './api-client';
 import type { Log } from './log';
 import type { ResultBuffer } from './result-buffer';

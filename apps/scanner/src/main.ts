@@ -1,4 +1,4 @@
-import type { ScanResult, WorkItem } from '@certkeeper/domain';
+import type { ScanResult, WorkItem } from '@certkeeper/domain/protocol';
 import { OutboundGuard } from '@certkeeper/net';
 import { limitHeapGrowth } from '@certkeeper/net/heap-growth';
 import { Agent } from './agent';

@@ -1,4 +1,4 @@
-import type { ScanResult, WorkItem } from '@certkeeper/domain';
+import type { ScanResult, WorkItem } from '@certkeeper/domain/protocol';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { AgentMetrics, serveMetrics } from './metrics';
 

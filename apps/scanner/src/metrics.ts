@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ScanResult, WorkItem } from '@certkeeper/domain';
+import type { ScanResult, WorkItem } from '@certkeeper/domain/protocol';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What a probe came to: a result with success true or false, or an exception (a bug: probes report network failures as results). */

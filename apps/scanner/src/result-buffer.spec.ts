@@ -1,4 +1,4 @@
-import { MAX_RESULTS_PER_POST, RESULT_LIMITS, RESULTS_BODY_LIMIT, type SamlScanResult } from '@certkeeper/domain';
+import { MAX_RESULTS_PER_POST, RESULT_LIMITS, RESULTS_BODY_LIMIT, type SamlScanResult } from '@certkeeper/domain/protocol';
 import { ResultBuffer } from './result-buffer';
 
 const result = (n: number, size = 10, char = 'x'): SamlScanResult => ({

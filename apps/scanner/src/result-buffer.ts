@@ -1,4 +1,10 @@
-import { MAX_RESULTS_PER_POST, RESULTS_BATCH_BYTES, RESULTS_BODY_LIMIT, type ScanResult, withinErrorLimit } from '@certkeeper/domain';
+import {
+  MAX_RESULTS_PER_POST,
+  RESULTS_BATCH_BYTES,
+  RESULTS_BODY_LIMIT,
+  type ScanResult,
+  withinErrorLimit,
+} from '@certkeeper/domain/protocol';
 
 const MiB = 1024 * 1024;
 /** `{"results":[` and `]}` around the comma-separated results. */

@@ -98,7 +98,7 @@ const longestGaps = new Map<string, number | null>();
  * Every matching day has the same times of day, so the longest gap is either between two times of
  * one day or from the last time of a matching day to the first of the next one. So the minutes,
  * hours and days are matched each on their own (60 + 24 + at least 400 checks) rather than every
- * run of a year found: an every-minute schedule read run by run with nextRun took 0.6 s for a week.
+ * run of a year found, which for an every-minute schedule is over half a million runs.
  */
 export function longestCronGapMs(expression: string): number | null {
   const key = expression.trim();

@@ -8,7 +8,7 @@ export const TLS_VERSIONS = ['SSLv3', 'TLSv1.0', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'
 export type TlsVersionName = (typeof TLS_VERSIONS)[number];
 
 /**
- * CONTRACT section 13: the plain-text upgrades a host endpoint may ask for before the TLS
+ * docs/api-contract.md section 13: the plain-text upgrades a host endpoint may ask for before the TLS
  * handshake (null: implicit TLS). Shared by the API (validation, the column's CHECK) and the agent.
  */
 export const STARTTLS_PROTOCOLS = ['smtp', 'imap', 'pop3', 'ftp', 'ldap', 'postgres', 'xmpp'] as const;

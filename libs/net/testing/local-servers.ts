@@ -8,7 +8,7 @@ import { type AddressInfo, createServer as createTcpServer, type Server, Socket 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
-import { parseClientHello, type ParsedClientHello } from '@certkeeper/domain';
+import { parseClientHello, type ParsedClientHello } from '@certkeeper/domain/testing';
 
 export interface LocalServer {
   port: number;

@@ -19,7 +19,7 @@ import {
 } from './lib';
 
 /**
- * Issue 4's figures: the bare tls.connect handshake rate against a local TLS server, the real
+ * The agent's figures (docs/performance.md): the bare tls.connect handshake rate against a local TLS server, the real
  * agent's full cycle (fetch work, probe, post, ingest) over 2,000 host endpoints at concurrency
  * 64, and their ratio. The TLS server runs in its own process.
  */

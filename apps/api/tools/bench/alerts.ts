@@ -4,7 +4,7 @@ import { AlertsService } from '../../src/modules/alerts/alerts.service';
 import { printFigure, runBenchmark, withInProcessApp } from './in-process';
 
 /**
- * Issue 5's alert figure: the job's decision time (everything but SMTP) for 500 users with mixed
+ * The alert figure (docs/performance.md): the job's decision time (everything but SMTP) for 500 users with mixed
  * subscriptions over 50,000 active certificates, 5,000 of them inside the largest threshold.
  * Runs the application in this process against a seeded embedded PostgreSQL.
  */

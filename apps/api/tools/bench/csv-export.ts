@@ -4,7 +4,7 @@ import { withSeededApi } from './inventory-seed';
 import { type ApiProcess, median, memoryOf } from './lib';
 
 /**
- * Issue 14's CSV figure: a full CSV export of 100,000 endpoints (`GET /api/v1/endpoints` with
+ * The CSV figure (docs/performance.md): a full CSV export of 100,000 endpoints (`GET /api/v1/endpoints` with
  * `Accept: text/csv`), read to the end as a client would, timed (median of RUNS), and the API
  * process's peak resident memory rise during it. The peak is reset before each run
  * (`/proc/<pid>/clear_refs` 5, Linux) so VmHWM is the peak of that run; RSS is also sampled every

@@ -3,7 +3,7 @@ import { withSeededApi } from './inventory-seed';
 import { type ApiProcess, login, measure } from './lib';
 
 /**
- * Issue 14's dashboard figure: GET /dashboard at 100,000 endpoints and 100,000 certificates with
+ * The dashboard figure (docs/performance.md): GET /dashboard at 100,000 endpoints and 100,000 certificates with
  * links (the inventory seed), p50/p95 from sequential requests (target p95 <= 50 ms) and
  * throughput from 8 clients, for scope=all and for viewers subscribed to one tag (a tenth, and a
  * third, of the endpoints). Panels are not empty: 1% of the endpoints are failing and the scans are spread over

@@ -6,8 +6,8 @@ import { recordFigure } from '@certkeeper/net/testing';
 import { freePort } from '../../src/common/net/free-port';
 
 /**
- * Prints the foundation's figures (issue 2): start command to healthy on a first start (empty
- * DATA_DIR: initdb, migrations, seeding) and a later one (issue 16 set the targets), the API
+ * Prints the foundation's figures (docs/performance.md): start command to healthy on a first start (empty
+ * DATA_DIR: initdb, migrations, seeding) and a later one, the API
  * process's resident memory when idle, and login throughput. Medians over a few
  * runs, because this machine is shared and noisy. Nothing here asserts; it reports.
  */

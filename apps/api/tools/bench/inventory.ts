@@ -4,7 +4,7 @@ import { importInventoryEndpoints, seedInventory, settleInventory, withApiOnFres
 import { type ApiProcess, type LoadResult, measure, median, memoryOf } from './lib';
 
 /**
- * Issue 3's figures: 100,000 endpoints and 100,000 certificates with links, then p50/p95 latency
+ * The inventory figures (docs/performance.md): 100,000 endpoints and 100,000 certificates with links, then p50/p95 latency
  * (one client) and throughput (8 clients) of the list, expiring, active and search reads, the
  * time of 10,000-row bulk imports, and the API's peak resident memory. Medians, no assertions.
  *

@@ -3,7 +3,7 @@ import { withSeededApi } from './inventory-seed';
 import { type ApiProcess, median, memoryOf } from './lib';
 
 /**
- * Issue 14's figure: the time of a full `GET /metrics` scrape (request sent to last byte read) at
+ * The metrics figure (docs/performance.md): the time of a full `GET /metrics` scrape (request sent to last byte read) at
  * 100,000 endpoints and 100,000 current certificate links, against the 1.5 s target. The client
  * reads the bytes only; the text is decoded and checked after the clock stops. The scanned
  * endpoints (host and saml, 95%) carry a last scan, one in twenty of them failing, so every

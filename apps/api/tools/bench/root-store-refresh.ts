@@ -8,7 +8,7 @@ import { MaintenanceService } from '../../src/modules/maintenance/maintenance.se
 import { printFigure, runBenchmark, withInProcessApp } from './in-process';
 
 /**
- * Issue 6's refresh figure: the `refresh-root-stores` task importing 400 roots across the four
+ * The root-store refresh figure (docs/performance.md): the `refresh-root-stores` task importing 400 roots across the four
  * stores from local (file://) sources shaped like CCADB's: the all-included-roots CSV and a PEM
  * report in CSV form (each PEM a quoted cell). The first run stores 400 new certificates; the
  * next ones are the nightly case, the same data again.

@@ -9,7 +9,7 @@ import { median, percentile } from './lib';
 import { runBenchmark, withInProcessApp } from './in-process';
 
 /**
- * Issue 13's figures:
+ * The sign-in figures (docs/performance.md):
  * - sign-in throughput and p95 over HTTP with the failure limits on, beside the same run with the
  *   throttle bypassed (what sign-in cost before it existed); target: at most 10% less throughput;
  * - the cost per request of the JWT revocation check: the user read of every request joined to
@@ -142,7 +142,7 @@ async function revocationCheck(app: NestExpressApplication): Promise<void> {
 }
 
 runBenchmark(async () => {
-  process.stdout.write('Sign-in and sessions (issue 13)\n');
+  process.stdout.write('Sign-in and sessions\n');
   await withInProcessApp('sign-in', {}, async (app) => {
     await signInThroughput(app);
     await revocationCheck(app);

@@ -15,7 +15,7 @@ import {
 } from './lib';
 
 /**
- * Issue 18's soak: the real agent daemon over SOAK_HOSTS host endpoints (default 2,000) for
+ * The soak (docs/performance.md): the real agent daemon over SOAK_HOSTS host endpoints (default 2,000) for
  * SOAK_MINUTES (default 30), with the built API and the agent each in its own process, so each
  * RSS is that program's own and not the bench's. Every SOAK_SAMPLE_MINUTES (default 5) it prints
  * VmRSS of both from /proc/<pid>/status, and at the end the max/min ratio of the samples taken
@@ -23,7 +23,7 @@ import {
  * map of links, certificates or buffered results) shows as a rising column.
  *
  * Cycles back to back: the agent gets SCANNER_BACK_TO_BACK=true, which starts the next cron cycle
- * as soon as one ends, once the agent reads it (a variable proposed for it with issue 18); until
+ * as soon as one ends, once the agent reads it (a variable proposed for it); until
  * then the cron `* * * * *` (the finest a 5-field cron allows) starts one every minute, back to back
  * only when one lasts a minute. The summary prints the share of the time spent in cycles, so the
  * output says which of the two ran.

@@ -5,7 +5,7 @@ import { freePort } from '../../src/common/net/free-port';
 import { BENCH_ADMIN, benchApiEnv, login, median, ROOT, runAgentOnce, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
- * Issue 17's figure: the real agent's full cycle (fetch work, probe, post, ingest) over 500 host
+ * The STARTTLS figure (docs/performance.md): the real agent's full cycle (fetch work, probe, post, ingest) over 500 host
  * endpoints behind SMTP STARTTLS on loopback, next to the same cycle over 500 direct-TLS
  * endpoints in the same run, and their ratio (target >= 70 %). Each server runs in its own process.
  */

@@ -1,6 +1,6 @@
 import { createHash, KeyObject } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { parseCertificates } from '@certkeeper/domain';
+import { parseCertificates } from '@certkeeper/domain/x509';
 import { generateKeyPair, type KeyType, mintCertificate, type MintedCertificate, reissueWithSerials } from '@certkeeper/domain/testing';
 import { DataSource } from 'typeorm';
 import { CertificatesService } from '../../src/modules/certificates/certificates.service';
@@ -9,7 +9,7 @@ import { TrustRepository } from '../../src/modules/trust/trust.repository';
 import { printFigure, runBenchmark, withInProcessApp } from './in-process';
 
 /**
- * Issue 6's trust figure: re-evaluating 100,000 stored certificates. The leaves hang under three
+ * The trust figure (docs/performance.md): re-evaluating 100,000 stored certificates. The leaves hang under three
  * intermediates the way public TLS looks today (RSA-2048, ECDSA P-384 and P-256 issuers, Let's
  * Encrypt's R and E series), with the Mozilla store seeded from Node's roots on top.
  *

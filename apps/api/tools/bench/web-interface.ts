@@ -7,7 +7,7 @@ import { withSeededApi } from './inventory-seed';
 import { type ApiProcess, measure, median, ROOT } from './lib';
 
 /**
- * Issue 15's figures ("Speed"):
+ * The web interface's figures (docs/performance.md):
  * - the gzipped size of the JavaScript the sign-in page loads before it can run: index.html's
  *   module script and the modules it preloads, each gzipped at level 9 (target <= 250 KB);
  * - in headless Chromium on loopback, the time from navigation to the endpoint list rendered (its

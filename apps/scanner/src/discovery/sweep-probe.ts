@@ -1,13 +1,12 @@
 import { Resolver } from 'node:dns/promises';
 import { connect, type Socket } from 'node:net';
-import { parseAddressValue, parseFirstCertificate, type ProbeTarget, type TlsVersionName } from '@certkeeper/domain';
+import { parseAddressValue, type ProbeTarget } from '@certkeeper/domain/discovery';
+import type { TlsVersionName } from '@certkeeper/domain/protocol';
+import { parseFirstCertificate } from '@certkeeper/domain/x509';
 import { OutboundGuard } from '@certkeeper/net';
 import { captureHandshake, HandshakeFailure } from '../probes/host-probe';
 
-/** What one (address, port) of a sweep turned out to be. Only `service` is a finding. */
-export type SweepOutcome = 'service' | 'closed' | 'silent' | 'refused-by-guard' | 'not-tls';
-
-/** A TLS service a sweep found: what the inbox row is made of (CONTRACT section 8). */
+/** A TLS service a sweep found: what the inbox row is made of (docs/api-contract.md section 8). */
 export interface DiscoveredService {
   address: string;
   port: number;
@@ -59,7 +58,7 @@ export const SWEEP_REVERSE_TIMEOUT_MS = 1000;
 let defaultReverseLookup: ReverseLookup | undefined;
 
 /**
- * Probes one (address, port) of a sweep (CONTRACT section 8): a TCP connect with a short deadline
+ * Probes one (address, port) of a sweep (docs/api-contract.md section 8): a TCP connect with a short deadline
  * through the guard; when the port answers, the address's reverse-DNS name (only then, so empty
  * address space costs no DNS queries); then a TLS handshake on that same connection with that
  * name as SNI, or without SNI, capturing the presented chain. Never throws for a network failure

@@ -1,4 +1,4 @@
-import { RESULT_LIMITS, SWEEP_REPORT_LIMITS } from '@certkeeper/domain';
+import { RESULT_LIMITS, SWEEP_REPORT_LIMITS } from '@certkeeper/domain/protocol';
 import type { DiscoveredService } from './sweep-probe';
 import { toSweepReports } from './sweep-reports';
 

@@ -6,7 +6,7 @@ import {
   type SweepFinding,
   type SweepReport,
   withinErrorLimit,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/protocol';
 import type { SweepProgress } from './sweep';
 import type { DiscoveredService } from './sweep-probe';
 

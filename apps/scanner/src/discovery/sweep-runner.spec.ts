@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ProbeTarget, SweepReport, SweepReportOutcome, SweepWorkItem } from '@certkeeper/domain';
+import type { ProbeTarget } from '@certkeeper/domain/discovery';
+import type { SweepReport, SweepReportOutcome, SweepWorkItem } from '@certkeeper/domain/protocol';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { type LocalServer, startNodeTlsServer, testOutboundGuard, unusedPort } from '@certkeeper/net/testing';
 import { ApiError } from '../api-client';

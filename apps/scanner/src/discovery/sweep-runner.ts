@@ -1,4 +1,5 @@
-import { type NetworkScope, parseNetworkScope, RESULTS_BATCH_BYTES, type SweepReport, type SweepWorkItem } from '@certkeeper/domain';
+import { type NetworkScope, parseNetworkScope } from '@certkeeper/domain/discovery';
+import { RESULTS_BATCH_BYTES, type SweepReport, type SweepWorkItem } from '@certkeeper/domain/protocol';
 import { ApiError, type ScannerApiClient } from '../api-client';
 import { Backoff } from '../backoff';
 import type { Log } from '../log';
@@ -45,7 +46,7 @@ class SweepRejected extends Error {}
 class SweepReportFailed extends Error {}
 
 /**
- * Runs the discovery sweeps the API queues for this scanner (CONTRACT section 8), one at a time,
+ * Runs the discovery sweeps the API queues for this scanner (docs/api-contract.md section 8), one at a time,
  * oldest first, beside the scan cycles: claims each, probes the network's current scope and
  * posts its progress and findings in order, the last report `final`. Every work listing replaces
  * the queue (it is the API's word on what is queued); a sweep the API gives to someone else, or

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer as createTcpServer, type Socket } from 'node:net';
-import { type NetworkScope, parseNetworkScope, type ProbeTarget, scopeContains } from '@certkeeper/domain';
+import { type NetworkScope, parseNetworkScope, type ProbeTarget, scopeContains } from '@certkeeper/domain/discovery';
 import { mintCertificate, mintChain, type MintedCertificate, type MintedChain, privateKeyPem } from '@certkeeper/domain/testing';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
 import { type LocalServer, startNodeTlsServer, startTarpit, unusedPort } from '@certkeeper/net/testing';

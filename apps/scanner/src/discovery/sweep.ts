@@ -1,4 +1,4 @@
-import { type NetworkScope, type ProbeTarget, scopeContains, scopeProbeTargets } from '@certkeeper/domain';
+import { type NetworkScope, type ProbeTarget, scopeContains, scopeProbeTargets } from '@certkeeper/domain/discovery';
 import {
   type DiscoveredService,
   dnsReverseLookup,

@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type TLSSocket } from 'node:tls';
-import { type HostWorkItem, type StarttlsProtocol } from '@certkeeper/domain';
+import type { HostWorkItem, StarttlsProtocol } from '@certkeeper/domain/protocol';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { testOutboundGuard } from '@certkeeper/net/testing';
 import { probeHost } from './host-probe';
-import { startLdapServer, startPostgresFront } from './starttls/testing/binary-servers';
-import { startTextServer, type TextProtocol } from './starttls/testing/text-servers';
+import { startLdapServer, startPostgresFront } from '../../test/support/starttls/binary-servers';
+import { startTextServer, type TextProtocol } from '../../test/support/starttls/text-servers';
 
 const item = (port: number, dnsName: string, starttls: StarttlsProtocol | null = null): HostWorkItem => ({
   endpointId: '00000000-0000-4000-8000-000000000001',

@@ -2,7 +2,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createSecureContext, createServer } from 'node:tls';
 import { mintCertificate, mintChain, pemBundle, privateKeyPem, type MintedCertificate } from '@certkeeper/domain/testing';
-import { type HostWorkItem, MAX_PRESENTED_CHAIN } from '@certkeeper/domain';
+import { type HostWorkItem, MAX_PRESENTED_CHAIN } from '@certkeeper/domain/protocol';
 import { OutboundGuard, parseOutboundDeny } from '@certkeeper/net';
 import { type HostProbeOptions, identityError, probeHost as probeUnguarded } from './host-probe';
 import { testOutboundGuard } from '@certkeeper/net/testing';

@@ -2,14 +2,14 @@ import { randomUUID, type X509Certificate } from 'node:crypto';
 import { createConnection, isIP, type Socket } from 'node:net';
 import { checkServerIdentity, connect, createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import {
-  certificateToPem,
   type HostScanResult,
   type HostWorkItem,
   MAX_PRESENTED_CHAIN,
   type StarttlsProtocol,
   type TlsProfile,
   type TlsVersionName,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/protocol';
+import { certificateToPem } from '@certkeeper/domain/x509';
 import { OutboundGuard } from '@certkeeper/net';
 import { GOODBYES } from './starttls';
 import { upgradeConnection } from './tls/hello-exchange';
@@ -63,8 +63,8 @@ const NODE_VERSION_NAMES: Record<string, TlsVersionName> = {
  * off so that expired and private certificates are still observed; the verdict is recorded
  * instead. A target OUTBOUND_DENY forbids (the pinned address, or any address
  * the name resolves to) is a failed scan saying so, and the profile's connections go to the
- * address the handshake reached, never through a second resolution. With `starttls` (CONTRACT
- * section 13) the protocol's upgrade runs between connect and ClientHello, within the handshake
+ * address the handshake reached, never through a second resolution. With `starttls`
+ * (docs/api-contract.md section 13) the protocol's upgrade runs between connect and ClientHello, within the handshake
  * deadline; a refused upgrade is a failed scan whose error is the upgrader's message, and the
  * session ends with the protocol's goodbye (GOODBYES) inside TLS. Never throws for a network
  * failure: the result says what failed.

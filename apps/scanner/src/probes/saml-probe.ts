@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { parseSamlMetadata, type SamlScanResult, type SamlWorkItem } from '@certkeeper/domain';
+import type { SamlScanResult, SamlWorkItem } from '@certkeeper/domain/protocol';
+import { parseSamlMetadata } from '@certkeeper/domain/saml';
 import { fetchSamlMetadata, type SamlFetchOptions } from './saml-fetch';
 
 /**

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  cipherSuiteName,
-  cipherSuitesToOffer,
-  HELLO_RETRY_REQUEST_RANDOM,
-  type ParsedClientHello,
-  requiresTls12,
-  type TlsProfile,
-} from '@certkeeper/domain';
-import { generateKeyPair, mintCertificate } from '@certkeeper/domain/testing';
+import type { TlsProfile } from '@certkeeper/domain/protocol';
+import { cipherSuiteName, cipherSuitesToOffer, HELLO_RETRY_REQUEST_RANDOM, requiresTls12 } from '@certkeeper/domain/tls';
+import { generateKeyPair, mintCertificate, type ParsedClientHello } from '@certkeeper/domain/testing';
 import {
   type Credentials,
   type LocalServer,

@@ -1,4 +1,11 @@
 import {
+  TLS_VERSIONS,
+  type StarttlsProtocol,
+  type TlsProfile,
+  type TlsVersionName,
+  type TlsVersionSupport,
+} from '@certkeeper/domain/protocol';
+import {
   buildClientHello,
   canGenerateKeyShare,
   cipherSuiteName,
@@ -6,13 +13,8 @@ import {
   compactCipherSuitesToOffer,
   generateKeyShare,
   NAMED_GROUPS,
-  TLS_VERSIONS,
   type ServerHello,
-  type StarttlsProtocol,
-  type TlsProfile,
-  type TlsVersionName,
-  type TlsVersionSupport,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/tls';
 import { OutboundGuard } from '@certkeeper/net';
 import { type AnsweredResponse, exchangeHello, type ExchangeOutcome } from './tls/hello-exchange';
 
@@ -22,7 +24,7 @@ export interface TlsProfileTarget {
   port: number;
   /** Sent as SNI (unless it is an IP literal), and as the EHLO argument or XMPP's `to` when upgrading. */
   serverName: string;
-  /** CONTRACT section 13: every connection speaks this upgrade before its ClientHello; null or absent: implicit TLS. */
+  /** docs/api-contract.md section 13: every connection speaks this upgrade before its ClientHello; null or absent: implicit TLS. */
   starttls?: StarttlsProtocol | null;
 }
 

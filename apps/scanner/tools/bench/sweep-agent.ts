@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { parseNetworkScope } from '@certkeeper/domain';
+import { parseNetworkScope } from '@certkeeper/domain/discovery';
 import { runSweep } from '../../src/discovery/sweep';
 
 /**

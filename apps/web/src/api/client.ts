@@ -32,7 +32,7 @@ const auth: Middleware = {
 
 /**
  * The one client of the API, typed by the types generated from the committed OpenAPI description
- * (tools/openapi/client/schema.d.ts): a renamed field or a removed route fails the type check.
+ * (libs/api-client/src/schema.d.ts): a renamed field or a removed route fails the type check.
  * JSON for data, plain text for errors (the list routes also offer text/csv, which this app asks
  * for only through download links).
  */

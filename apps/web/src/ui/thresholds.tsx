@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useState, type React
 import { api } from '../api/client';
 import { useAuth } from '../auth/auth-context';
 
-/** The API's defaults until configured (CONTRACT section 6), used when the role may not read the setting. */
+/** The API's defaults until configured (docs/api-contract.md section 6), used when the role may not read the setting. */
 export const DEFAULT_THRESHOLDS = [30, 14, 7, 1];
 
 const ThresholdsContext = createContext<number[]>(DEFAULT_THRESHOLDS);

@@ -1,6 +1,6 @@
 import { formatIpAddress, parseIpAddress } from '../x509/ip-address';
 
-// What a discovery network may hold (CONTRACT section 8): 1..64 range entries covering at most
+// What a discovery network may hold (docs/api-contract.md section 8): 1..64 range entries covering at most
 // 65,536 addresses in all, and 1..32 unique ports, 443 when none are given.
 export const MAX_NETWORK_RANGE_ENTRIES = 64;
 export const MAX_NETWORK_ADDRESSES = 65_536;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { generateKeyPair, mintCertificate, type MintedCertificate } from '../x509/testing/mint';
+import { generateKeyPair, mintCertificate, type MintedCertificate } from '../../testing/mint';
 import { parseSamlMetadata } from './parse-saml-metadata';
 import type { SamlMetadataParseResult } from './types';
 

@@ -1,5 +1,6 @@
 import { createECDH, createPublicKey, diffieHellman, generateKeyPairSync } from 'node:crypto';
-import { buildClientHello, parseClientHello, sniHostName, TLS13_GROUPS } from './client-hello';
+import { parseClientHello } from '../../testing/parse-client-hello';
+import { buildClientHello, sniHostName, TLS13_GROUPS } from './client-hello';
 import { TLS_EMPTY_RENEGOTIATION_INFO_SCSV } from './cipher-suites';
 import { EXTENSION_TYPES } from './extensions';
 import { generateKeyShare, NAMED_GROUPS } from './key-share';

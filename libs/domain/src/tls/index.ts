@@ -11,15 +11,7 @@ export {
   TLS_EMPTY_RENEGOTIATION_INFO_SCSV,
   TLS_FALLBACK_SCSV,
 } from './cipher-suites';
-export {
-  buildClientHello,
-  type ClientHelloOptions,
-  parseClientHello,
-  type ParsedClientHello,
-  PRE_TLS13_GROUPS,
-  sniHostName,
-  TLS13_GROUPS,
-} from './client-hello';
+export { buildClientHello, type ClientHelloOptions, PRE_TLS13_GROUPS, sniHostName, TLS13_GROUPS } from './client-hello';
 export { EXTENSION_TYPES, SIGNATURE_SCHEMES } from './extensions';
 export { canGenerateKeyShare, generateKeyShare, type KeyShareEntry, NAMED_GROUPS } from './key-share';
 export {

@@ -1,4 +1,4 @@
-import { mintCertificate, pemBundle } from '../testing';
+import { mintCertificate, pemBundle } from '../../testing';
 import { parseCertificates } from '../x509/parse-certificates';
 import { anchorsFromPemReports, CcadbFormatError, parseCcadbRoots } from './ccadb';
 

@@ -1,8 +1,8 @@
 import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
-import { generateKeyPair, mintCertificate, type MintedCertificate, reissueWithSerials, resignCertificate } from '../testing';
+import { generateKeyPair, mintCertificate, type MintedCertificate, reissueWithSerials, resignCertificate } from '../../testing';
 import { readChildren, readSingleDerElement } from '../x509/der';
 import { parseCertificates } from '../x509/parse-certificates';
-import { pkijsValidatesPath } from '../x509/testing/pkijs-oracle';
+import { pkijsValidatesPath } from '../../testing/pkijs-oracle';
 import type { ParsedCertificate } from '../x509/types';
 import { peculiarX509, type PeculiarX509 } from '../x509/x509-library';
 import type { RootStoreId } from './ccadb';

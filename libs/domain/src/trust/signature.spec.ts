@@ -1,7 +1,7 @@
 import { KeyObject, X509Certificate } from 'node:crypto';
-import { generateKeyPair, type HashName, type KeyType, mintCertificate, type MintedCertificate, resignCertificate } from '../testing';
+import { generateKeyPair, type HashName, type KeyType, mintCertificate, type MintedCertificate, resignCertificate } from '../../testing';
 import { readChildren, readSingleDerElement } from '../x509/der';
-import { pkijsVerifiesSignature } from '../x509/testing/pkijs-oracle';
+import { pkijsVerifiesSignature } from '../../testing/pkijs-oracle';
 import { verifyCertificateSignature, verifyCertificateSignatureAsync } from './signature';
 
 const publicKeyOf = (minted: MintedCertificate) => new X509Certificate(minted.der).publicKey;

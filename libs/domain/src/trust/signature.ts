@@ -1,7 +1,6 @@
-// Hand-written on purpose, and kept so when issue 11 moved CSV, HTML-to-text and cron onto
-// libraries: this is the measured fast path of every trust evaluation. Decision 0005 measured a
-// library verification (pkijs: parse, key import, WebCrypto) at about 2.5 ms for ECDSA P-256 and
-// 1.2 ms for RSA-2048, 28 and 38 times this direct crypto.verify on a cached key, and a first pass
+// Hand-written on purpose, where CSV, HTML-to-text and cron use libraries: this is the fast path
+// of every trust evaluation. A library verification (pkijs: parse, key import, WebCrypto) costs
+// tens of times this direct crypto.verify on a cached key (docs/decisions/0005), and a first pass
 // verifies tens of thousands of signatures. It also refuses a certificate whose outer and inner
 // signature algorithms differ, which pkijs accepts. See decision 0006.
 import { KeyObject, verify, X509Certificate } from 'node:crypto';

@@ -1,7 +1,7 @@
-import { mintChain } from '../testing';
+import { mintChain } from '../../testing';
 import { isCompleteChain } from './chain';
 import { parseFirstCertificate } from './parse-certificates';
-import { pkijsValidatesPath } from './testing/pkijs-oracle';
+import { pkijsValidatesPath } from '../../testing/pkijs-oracle';
 import type { ParsedCertificate } from './types';
 
 const parsed = (pem: string): ParsedCertificate => {

@@ -1,5 +1,4 @@
-// Hand-written on purpose, and kept so when issue 11 moved CSV, HTML-to-text and cron onto
-// libraries (decision 0006). It is on the hot paths: every certificate the API stores is read by
+// Hand-written on purpose, where CSV, HTML-to-text and cron use libraries (decision 0006). It is on the hot paths: every certificate the API stores is read by
 // it, and the trust evaluator's signature fast path (trust/signature.ts) takes the signed bytes
 // and the keys from it instead of building an X509Certificate or an ASN.1 library's object tree.
 // ASN.1 libraries decode everything and re-encode what they parse; this reads only what is asked

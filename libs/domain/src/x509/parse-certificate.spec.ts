@@ -1,7 +1,7 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { isIssuedBy } from './issued-by';
 import { parseCertificates } from './parse-certificates';
-import { generateKeyPair, KeyType, mintCertificate, MintedCertificate, mintChain } from './testing/mint';
+import { generateKeyPair, KeyType, mintCertificate, MintedCertificate, mintChain } from '../../testing/mint';
 import { ParsedCertificate } from './types';
 import { peculiarX509 } from './x509-library';
 

@@ -1,6 +1,6 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { parseCertificates, parseFirstCertificate } from './parse-certificates';
-import { generateKeyPair, mintCertificate, MintedCertificate, pemBundle } from './testing/mint';
+import { generateKeyPair, mintCertificate, MintedCertificate, pemBundle } from '../../testing/mint';
 import { CertificateParseResult } from './types';
 
 let first: MintedCertificate;

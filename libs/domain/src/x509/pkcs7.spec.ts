@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as pkijs from 'pkijs';
 import { readChildren, readSingleDerElement } from './der';
 import { parseCertificates, parseFirstCertificate } from './parse-certificates';
-import { mintCertificate, mintChain, type MintedCertificate, type MintedChain } from './testing/mint';
+import { mintCertificate, mintChain, type MintedCertificate, type MintedChain } from '../../testing/mint';
 import type { CertificateParseResult } from './types';
 
 let chain: MintedChain;

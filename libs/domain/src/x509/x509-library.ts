@@ -3,8 +3,8 @@ import { loadedOnFirstUse } from '../loaded-on-first-use';
 
 /**
  * @peculiar/x509, loaded the first time a certificate is parsed: with its polyfill it is most of
- * the domain library's start-up cost, which a scanner agent's host cycle never needs (issue 16,
- * docs/performance.md). It registers its algorithms with tsyringe, which refuses to load unless a
+ * the domain library's start-up cost, which a scanner agent's host cycle never needs
+ * (docs/performance.md). It registers its algorithms with tsyringe, which refuses to load unless a
  * Reflect metadata polyfill is installed; the API loads one for Nest, the scanner agent and the
  * domain's own tests do not. Reach @peculiar/x509 through this module only, so the polyfill comes first.
  */

@@ -2,7 +2,7 @@ import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetada
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Permission } from './permissions';
-import type { Principal, ScannerPrincipal, UserPrincipal } from './principal';
+import type { ScannerPrincipal, UserPrincipal } from './principal';
 
 /**
  * Every route declares exactly one access rule. The authentication guard refuses to serve a
@@ -42,10 +42,6 @@ export function ScannerOnly(): MethodDecorator & ClassDecorator {
     ApiForbiddenResponse(plainText('The token is not a scanner token.')),
   );
 }
-
-export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
-  return ctx.switchToHttp().getRequest<Request>().user as Principal;
-});
 
 /** The signed-in user on routes that require a user permission (the guard guarantees the kind). */
 export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): UserPrincipal => {

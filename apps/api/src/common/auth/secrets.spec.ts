@@ -1,7 +1,7 @@
 import { scryptSync } from 'node:crypto';
 import { hashPassword, hashToken, needsRehash, randomToken, tokenHashesEqual, verifyPassword } from './secrets';
 
-/** A hash as the service made them at an earlier cost: N=2^14 (before issue 10) or N=2^17 with p=1 (issue 10). */
+/** A hash as the service made them at an earlier cost: N=2^14 (the first setting) or N=2^17 with p=1 (the second). */
 function legacyHash(password: string, N = 16384): string {
   const salt = Buffer.from('0123456789abcdef');
   const key = scryptSync(password, salt, 32, { N, r: 8, p: 1, maxmem: 256 * 1024 * 1024 });
@@ -36,7 +36,7 @@ describe('passwords', () => {
     expect(needsRehash('md5$abc')).toBe(false);
   });
 
-  it("still verify issue 10's N=2^17 hashes (128 MiB), and mark them for re-hashing at a quarter of the memory", async () => {
+  it('still verify the earlier N=2^17 hashes (128 MiB), and mark them for re-hashing at a quarter of the memory', async () => {
     const earlier = legacyHash('correct horse', 2 ** 17);
     await expect(verifyPassword('correct horse', earlier)).resolves.toBe(true);
     await expect(verifyPassword('wrong horse', earlier)).resolves.toBe(false);

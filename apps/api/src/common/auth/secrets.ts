@@ -26,7 +26,7 @@ export function tokenHashesEqual(a: string, b: string): boolean {
 // stored as `scrypt$N$r$p$salt$hash` so that hashes made with other parameters still verify and
 // are replaced at the next successful sign-in (needsRehash).
 const SCRYPT = { N: 2 ** 15, r: 8, p: 3, keyLength: 32 };
-// The most memory a hash this service ever made needs (N=2^17, r=8: 128 MiB, issue 10's
+// The most memory a hash this service ever made needs (N=2^17, r=8: 128 MiB, an earlier
 // setting); scrypt needs 128 * N * r bytes and Node refuses anything over maxmem.
 const SCRYPT_MAX_MEMORY = 2 * 128 * 2 ** 17 * 8;
 /**
@@ -77,7 +77,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /**
  * True for a hash made with other parameters than today's: re-hash it once the password is known.
- * Weaker ones gain strength; issue 10's N=2^17 ones keep the same strength at a quarter of the memory.
+ * Weaker ones gain strength; the earlier N=2^17 ones keep the same strength at a quarter of the memory.
  */
 export function needsRehash(stored: string): boolean {
   const hash = parseStoredHash(stored);

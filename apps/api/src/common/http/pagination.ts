@@ -1,5 +1,4 @@
-import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { Response } from 'express';
 import { ToInteger } from '../validation/decorators';
@@ -60,19 +59,4 @@ export class PageEnvelopeDto {
   @ApiProperty({ type: 'integer', format: 'int64' }) totalCount!: number;
   @ApiProperty({ type: 'integer' }) limit!: number;
   @ApiProperty({ type: 'integer' }) offset!: number;
-}
-
-/** Documents `{ items, totalCount, limit, offset }` with typed items. */
-export function ApiPageResponse(item: Type<unknown>): MethodDecorator & ClassDecorator {
-  return applyDecorators(
-    ApiExtraModels(PageEnvelopeDto, item),
-    ApiOkResponse({
-      schema: {
-        allOf: [
-          { $ref: getSchemaPath(PageEnvelopeDto) },
-          { type: 'object', required: ['items'], properties: { items: { type: 'array', items: { $ref: getSchemaPath(item) } } } },
-        ],
-      },
-    }),
-  );
 }

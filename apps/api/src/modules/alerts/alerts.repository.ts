@@ -1,4 +1,4 @@
-import type { EventType } from '@certkeeper/domain';
+import type { EventType } from '@certkeeper/domain/templates';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';

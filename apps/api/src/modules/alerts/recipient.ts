@@ -1,4 +1,4 @@
-import type { Channel } from '@certkeeper/domain';
+import type { Channel } from '@certkeeper/domain/templates';
 
 /**
  * Who hears about events: today a user, by e-mail (notify on, account enabled, an address on file).

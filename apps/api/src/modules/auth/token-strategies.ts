@@ -56,8 +56,7 @@ export class TokenStrategies implements OnApplicationShutdown {
     })({
       jwtFromRequest: (req: Request) => bearerToken(req),
       // A KeyObject, not the string: given a string, jsonwebtoken first tries (and fails) to read it
-      // as a public key on every request, which cost a tenth of the API's CPU on a list read
-      // (issue 16). The key bytes are the same: the secret's UTF-8, as the signer uses.
+      // as a public key on every request, a cost every authenticated request would pay. The key bytes are the same: the secret's UTF-8, as the signer uses.
       secretOrKey: createSecretKey(Buffer.from(config.jwtSecret, 'utf8')) as unknown as Buffer,
       algorithms: [JWT_ALGORITHM],
       issuer: JWT_ISSUER,

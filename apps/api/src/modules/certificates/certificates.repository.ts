@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ParsedCertificate } from '@certkeeper/domain';
+import type { ParsedCertificate } from '@certkeeper/domain/x509';
 import { DataSource } from 'typeorm';
 import { CountCache, type CountedTable } from '../../database/count-cache';
 import { escapeLike, searchSortKey } from '../../database/like';

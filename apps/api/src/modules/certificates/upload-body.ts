@@ -1,5 +1,5 @@
 import { BadRequestException, type PipeTransform } from '@nestjs/common';
-import { type CertificateParseError, type ParsedCertificate, parseCertificates } from '@certkeeper/domain';
+import { type CertificateParseError, type ParsedCertificate, parseCertificates } from '@certkeeper/domain/x509';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 
 /** An upload carries a certificate, a chain or a small bundle; more is almost surely a mistake. */

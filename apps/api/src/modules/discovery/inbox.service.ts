@@ -1,5 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { discoveryHostnames, normaliseAddress, type ParsedCertificate, parseFirstCertificate, type SweepFinding } from '@certkeeper/domain';
+import { discoveryHostnames, normaliseAddress } from '@certkeeper/domain/discovery';
+import type { SweepFinding } from '@certkeeper/domain/protocol';
+import { type ParsedCertificate, parseFirstCertificate } from '@certkeeper/domain/x509';
 import { Clock } from '../../common/clock';
 import type { CsvExport } from '../../common/http/csv/csv-export';
 import type { Transaction } from '../../database/transaction';

@@ -6,7 +6,7 @@ import {
   MAX_NETWORK_RANGE_ENTRIES,
   parseNetworkPorts,
   parseNetworkRanges,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/discovery';
 import { IsBoolean, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateBy } from 'class-validator';
 import { IsCronExpression, IsNullable, IsOmittable } from '../../common/validation/decorators';
 import { DEFAULT_NETWORK_SCAN_CRON } from './network.entity';

@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { parseNetworkPorts, parseNetworkRanges } from '@certkeeper/domain';
+import { parseNetworkPorts, parseNetworkRanges } from '@certkeeper/domain/discovery';
 import type { Transaction } from '../../database/transaction';
 import { Clock } from '../../common/clock';
 import { type ActorContext, AuditService } from '../audit/audit.service';

@@ -1,6 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 // A type only: the test run's global setup loads the entities without the @certkeeper path mapping.
-import type { StarttlsProtocol } from '@certkeeper/domain';
+import type { StarttlsProtocol } from '@certkeeper/domain/protocol';
 import { ScannerEntity } from '../scanners/scanner.entity';
 
 export const ENDPOINT_TYPES = ['host', 'saml', 'manual'] as const;

@@ -18,7 +18,7 @@ import {
 import { WithExportFormat } from '../../common/http/csv/export-format';
 import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
 import { IsDnsNameOrIp, IsHttpUrl, IsIpAddress, IsTagList, ToBoolean, ToInteger } from '../../common/validation/decorators';
-import { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain';
+import { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain/protocol';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 import { ENDPOINT_TYPES, type EndpointType } from './endpoint.entity';
 import { ENDPOINT_SORT_KEYS, ENDPOINT_SORTS, type EndpointSort } from './endpoint-sort';
@@ -184,14 +184,6 @@ export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
 
 /** The scan history window, or with `format=csv` the whole history. */
 export class ScanHistoryQueryDto extends WithExportFormat(ListWindowQueryDto) {}
-
-export class EndpointTagsDto {
-  @ApiProperty({ type: [String] })
-  @IsArray()
-  @ArrayMaxSize(MAX_TAGS)
-  @IsTagList()
-  tags!: string[];
-}
 
 export class CurrentCertificateDto {
   @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;

@@ -7,7 +7,7 @@ import { escapeLike, searchSortKey, type SortKeyType } from '../../database/like
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import { TableUpkeep } from '../../database/table-upkeep';
 import type { Transaction } from '../../database/transaction';
-import type { StarttlsProtocol } from '@certkeeper/domain';
+import type { StarttlsProtocol } from '@certkeeper/domain/protocol';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
 import type { EndpointSort, EndpointSortKey } from './endpoint-sort';
 import type { ScanHistoryEntity } from './scan-history.entity';

@@ -1,4 +1,4 @@
-import type { TlsVersionSupport } from '@certkeeper/domain';
+import type { TlsVersionSupport } from '@certkeeper/domain/protocol';
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
 import { EndpointEntity } from './endpoint.entity';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ScannerConfig, WorkItem } from '@certkeeper/domain';
+import type { ScannerConfig, WorkItem } from '@certkeeper/domain/protocol';
 import { Clock } from '../../common/clock';
 import { ScannersService } from '../scanners/scanners.service';
 import { ScannerProtocolRepository } from './scanner-protocol.repository';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type HostScanResult, type ParsedCertificate, parseFirstCertificate, type ResultOutcome } from '@certkeeper/domain';
+import type { HostScanResult, ResultOutcome } from '@certkeeper/domain/protocol';
+import { type ParsedCertificate, parseFirstCertificate } from '@certkeeper/domain/x509';
 import { isDatabaseUnreachable } from '../../database/errors';
 import type { Transaction } from '../../database/transaction';
 import { CertificatesService } from '../certificates/certificates.service';

@@ -1,4 +1,4 @@
-import type { ScanResult } from '@certkeeper/domain';
+import type { ScanResult } from '@certkeeper/domain/protocol';
 import { inRounds } from './result-rounds';
 
 const item = (endpointId: string, scannedAt: string, resultId: string) => ({

@@ -1,4 +1,4 @@
-import type { ScanResult } from '@certkeeper/domain';
+import type { ScanResult } from '@certkeeper/domain/protocol';
 
 /**
  * Splits a post's results into rounds that can each be applied set-based: round k holds the k-th

@@ -1,6 +1,6 @@
 // Runs in a worker thread of SamlParser's pool, never on the API's event loop. It imports the
 // domain library only: no Nest, no database, so the thread starts in a fraction of a second.
-import { parseSamlMetadata, type SamlCertificate, type SamlEntityPayload } from '@certkeeper/domain';
+import { parseSamlMetadata, type SamlCertificate, type SamlEntityPayload } from '@certkeeper/domain/saml';
 
 /** Problems listed by name; the rest are counted. A hostile document can have hundreds of thousands. */
 const MAX_LISTED_PROBLEMS = 20;

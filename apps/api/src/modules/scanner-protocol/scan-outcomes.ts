@@ -1,4 +1,4 @@
-import type { ResultOutcome, ScanResult } from '@certkeeper/domain';
+import type { ResultOutcome, ScanResult } from '@certkeeper/domain/protocol';
 
 // What the result services share: a result that passed the checks, and how each reports its outcome.
 

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { MAX_RESULTS_PER_POST } from '@certkeeper/domain';
+import { MAX_RESULTS_PER_POST } from '@certkeeper/domain/protocol';
 import { HostScanResultDto, SamlScanResultDto } from './scanner-protocol.dto';
 import { checkResult, ScanResultsPipe } from './scan-results.pipe';
 

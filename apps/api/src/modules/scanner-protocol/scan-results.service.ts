@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { HostScanResult, ResultOutcome, SamlScanResult, ScanResult } from '@certkeeper/domain';
+import type { HostScanResult, ResultOutcome, SamlScanResult, ScanResult } from '@certkeeper/domain/protocol';
 import { ScannersService } from '../scanners/scanners.service';
 import { HostResultsService } from './host-results.service';
 import { SamlResultsService } from './saml-results.service';

@@ -1,6 +1,12 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { MAX_WORK_WAIT_SECONDS, RESULTS_BODY_LIMIT, type ResultsResponse, type ScannerConfig, type WorkResponse } from '@certkeeper/domain';
+import {
+  MAX_WORK_WAIT_SECONDS,
+  RESULTS_BODY_LIMIT,
+  type ResultsResponse,
+  type ScannerConfig,
+  type WorkResponse,
+} from '@certkeeper/domain/protocol';
 import type { ScannerPrincipal } from '../../common/auth/principal';
 import { CurrentScanner, ScannerOnly } from '../../common/auth/route-access';
 import { AcceptsBody } from '../../common/http/body-parsing';

@@ -38,7 +38,7 @@ import {
   type TlsVersionName,
   type TlsVersionSupport,
   type WorkResponse,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/protocol';
 import { IsIpLiteral, IsNullableString, ToBoolean } from '../../common/validation/decorators';
 import { TlsVersionDto } from '../endpoints/endpoints.dto';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { StarttlsProtocol, TlsProfile, WorkItem } from '@certkeeper/domain';
+import type { StarttlsProtocol, TlsProfile, WorkItem } from '@certkeeper/domain/protocol';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';

@@ -8,7 +8,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { RESULTS_BODY_LIMIT, type SweepReportsResponse, type SweepWorkItem } from '@certkeeper/domain';
+import { RESULTS_BODY_LIMIT, type SweepReportsResponse, type SweepWorkItem } from '@certkeeper/domain/protocol';
 import type { ScannerPrincipal } from '../../common/auth/principal';
 import { CurrentScanner, ScannerOnly } from '../../common/auth/route-access';
 import { AcceptsBody } from '../../common/http/body-parsing';

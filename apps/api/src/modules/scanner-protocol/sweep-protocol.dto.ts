@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { MAX_NETWORK_ADDRESSES } from '@certkeeper/domain/discovery';
 import {
-  MAX_NETWORK_ADDRESSES,
   RESULT_LIMITS,
   SWEEP_REPORT_LIMITS,
   type SweepFinding,
@@ -11,7 +11,7 @@ import {
   type SweepWorkItem,
   TLS_VERSIONS,
   type TlsVersionName,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/protocol';
 import { IsIpLiteral, IsNullable, IsNullableString } from '../../common/validation/decorators';
 import { IsPresentedChain } from './scanner-protocol.dto';
 

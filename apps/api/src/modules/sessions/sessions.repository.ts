@@ -32,7 +32,7 @@ export class SessionsRepository {
    */
   async findUserOfSession(sessionId: string, userId: string): Promise<SessionUser | null> {
     // Plain SQL and only what a principal needs: every authenticated request runs it, and
-    // hydrating a whole entity through the query builder cost more than the query (issue 16).
+    // hydrating a whole entity through the query builder costs more than the query itself.
     const rows = await this.dataSource.query<SessionUser[]>(
       `SELECT u.id, u.email, u.role, u.disabled FROM users u JOIN sessions s ON s.user_id = u.id WHERE s.id = $1 AND u.id = $2`,
       [sessionId, userId],

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CHANNELS, EVENT_TYPES } from '@certkeeper/domain';
+import { CHANNELS, EVENT_TYPES } from '@certkeeper/domain/templates';
 import { IsString, MaxLength } from 'class-validator';
 
 export class TemplateDto {

@@ -12,7 +12,7 @@ import {
   TEMPLATE_VARIABLES,
   type TemplateValues,
   validateTemplate,
-} from '@certkeeper/domain';
+} from '@certkeeper/domain/templates';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import type { TemplateDto } from './templates.dto';
 import { TemplatesRepository } from './templates.repository';

@@ -1,12 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  anchorsFromPemReports,
-  CcadbFormatError,
-  type ParsedCertificate,
-  parseCcadbRoots,
-  ROOT_STORE_IDS,
-  type RootStoreId,
-} from '@certkeeper/domain';
+import { anchorsFromPemReports, CcadbFormatError, parseCcadbRoots, ROOT_STORE_IDS, type RootStoreId } from '@certkeeper/domain/trust';
+import type { ParsedCertificate } from '@certkeeper/domain/x509';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig, CCADB_SOURCES } from '../../config/app-config';
 import { CertificatesService } from '../certificates/certificates.service';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { rootCertificates } from 'node:tls';
-import { parseCertificates } from '@certkeeper/domain';
+import { parseCertificates } from '@certkeeper/domain/x509';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CertificatesService } from '../certificates/certificates.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { RootStoreId, TrustAnchor, TrustCandidate, TrustVerdict } from '@certkeeper/domain';
+import type { RootStoreId, TrustAnchor, TrustCandidate, TrustVerdict } from '@certkeeper/domain/trust';
 import { DataSource } from 'typeorm';
 import { withAdvisoryLock } from '../../database/advisory-lock';
 import { TRUST_ARRIVALS_LOCK_KEY, TRUST_FULL_PASS_LOCK_KEY } from '../../database/advisory-lock-keys';

@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { isCompleteChain, type ParsedCertificate, TrustEvaluator, type TrustVerdict } from '@certkeeper/domain';
+import { TrustEvaluator, type TrustVerdict } from '@certkeeper/domain/trust';
+import { isCompleteChain, type ParsedCertificate } from '@certkeeper/domain/x509';
 import type { Transaction } from '../../database/transaction';
 import { TrustVerdictsRepository, type VerdictUpdate } from './trust-verdicts.repository';
 

@@ -1,6 +1,6 @@
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { upgradeFtp } from './ftp';
-import { describeUpgrader } from './testing/upgrader-suite';
+import { describeUpgrader } from '../../../test/support/starttls/upgrader-suite';
 
 // The test server's certificate (minted here: @certkeeper/domain/testing is for specs only).
 const mint = async (name: string) => {

@@ -9,7 +9,7 @@ import { upgradeXmpp, xmppGoodbye } from './xmpp';
 
 export { type Goodbye, StarttlsError, STARTTLS_PROTOCOLS, type StarttlsProtocol, type UpgradeOptions, type Upgrader } from './starttls';
 
-/** Each protocol's upgrade, by the endpoint's `starttls` value (CONTRACT.md section 13). */
+/** Each protocol's upgrade, by the endpoint's `starttls` value (docs/api-contract.md section 13). */
 export const UPGRADERS: Record<StarttlsProtocol, Upgrader> = {
   smtp: upgradeSmtp,
   imap: upgradeImap,

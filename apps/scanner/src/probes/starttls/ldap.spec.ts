@@ -2,8 +2,20 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { STARTTLS_REQUEST, upgradeLdap } from './ldap';
 import { StarttlsError } from './starttls';
-import { type BinaryServer, type LdapMode, parseExtendedRequest, type ServerCredentials, startLdapServer } from './testing/binary-servers';
-import { bytesLeftAfterUpgrade, connectPlain, OPENSSL_AVAILABLE, opensslStarttlsLeaf, upgradeThenHandshake } from './testing/clients';
+import {
+  type BinaryServer,
+  type LdapMode,
+  parseExtendedRequest,
+  type ServerCredentials,
+  startLdapServer,
+} from '../../../test/support/starttls/binary-servers';
+import {
+  bytesLeftAfterUpgrade,
+  connectPlain,
+  OPENSSL_AVAILABLE,
+  opensslStarttlsLeaf,
+  upgradeThenHandshake,
+} from '../../../test/support/starttls/clients';
 
 jest.setTimeout(30_000);
 

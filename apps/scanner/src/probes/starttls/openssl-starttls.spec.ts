@@ -7,7 +7,7 @@ import { upgradeImap } from './imap';
 import { upgradePop3 } from './pop3';
 import { upgradeSmtp } from './smtp';
 import type { Upgrader } from './starttls';
-import { startTextServer, type TextProtocol, type TextServer, upgradeAndHandshake } from './testing/text-servers';
+import { startTextServer, type TextProtocol, type TextServer, upgradeAndHandshake } from '../../../test/support/starttls/text-servers';
 import { upgradeXmpp } from './xmpp';
 
 // OpenSSL's own STARTTLS dialogues (s_client -starttls) against the same test servers must reach

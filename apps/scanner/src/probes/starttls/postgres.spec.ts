@@ -4,9 +4,20 @@ import { testOutboundGuard } from '@certkeeper/net/testing';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { upgradePostgres } from './postgres';
 import { StarttlsError } from './starttls';
-import { type BinaryServer, type PostgresMode, type ServerCredentials, startPostgresFront } from './testing/binary-servers';
-import { bytesLeftAfterUpgrade, connectPlain, OPENSSL_AVAILABLE, opensslStarttlsLeaf, upgradeThenHandshake } from './testing/clients';
-import { realPostgresAvailable, type RealPostgres, startRealPostgres } from './testing/real-postgres';
+import {
+  type BinaryServer,
+  type PostgresMode,
+  type ServerCredentials,
+  startPostgresFront,
+} from '../../../test/support/starttls/binary-servers';
+import {
+  bytesLeftAfterUpgrade,
+  connectPlain,
+  OPENSSL_AVAILABLE,
+  opensslStarttlsLeaf,
+  upgradeThenHandshake,
+} from '../../../test/support/starttls/clients';
+import { realPostgresAvailable, type RealPostgres, startRealPostgres } from '../../../test/support/starttls/real-postgres';
 import { probeHost } from '../host-probe';
 
 jest.setTimeout(60_000);

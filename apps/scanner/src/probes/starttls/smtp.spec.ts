@@ -4,8 +4,8 @@ import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { SMTPServer } from 'smtp-server';
 import { formatDeadline } from './dialogue';
 import { upgradeSmtp } from './smtp';
-import { upgradeAndHandshake } from './testing/text-servers';
-import { describeUpgrader } from './testing/upgrader-suite';
+import { upgradeAndHandshake } from '../../../test/support/starttls/text-servers';
+import { describeUpgrader } from '../../../test/support/starttls/upgrader-suite';
 
 // The test server's certificate (minted here: @certkeeper/domain/testing is for specs only).
 const mint = async (name: string) => {

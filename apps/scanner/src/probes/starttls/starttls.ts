@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 
 // Declared in libs/domain so that the API (validation, the column's CHECK) and the agent share one list.
-export { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain';
+export { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain/protocol';
 
 export interface UpgradeOptions {
   /** The endpoint's DNS name: the EHLO argument, XMPP's `to`. */

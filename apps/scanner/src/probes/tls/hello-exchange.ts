@@ -1,5 +1,6 @@
 import { type LookupFunction, Socket } from 'node:net';
-import { parseServerResponse, type ServerResponse, type StarttlsProtocol } from '@certkeeper/domain';
+import type { StarttlsProtocol } from '@certkeeper/domain/protocol';
+import { parseServerResponse, type ServerResponse } from '@certkeeper/domain/tls';
 import type { OutboundGuard } from '@certkeeper/net';
 import { StarttlsError, UPGRADERS } from '../starttls';
 
@@ -19,7 +20,7 @@ export type ExchangeOutcome =
 export interface ExchangeTarget {
   host: string;
   port: number;
-  /** Spoken on the connection before the hello (CONTRACT section 13); null or absent: implicit TLS. */
+  /** Spoken on the connection before the hello (docs/api-contract.md section 13); null or absent: implicit TLS. */
   starttls?: StarttlsProtocol | null;
   /** The EHLO argument, XMPP's `to`; default: host. */
   serverName?: string;

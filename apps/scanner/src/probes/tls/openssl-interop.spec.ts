@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { cipherSuiteName, type TlsProfile } from '@certkeeper/domain';
+import type { TlsProfile } from '@certkeeper/domain/protocol';
+import { cipherSuiteName } from '@certkeeper/domain/tls';
 import { generateKeyPair, mintCertificate } from '@certkeeper/domain/testing';
 import { XMLParser } from 'fast-xml-parser';
 import { profileTls as profileUnguarded } from '../tls-profile';

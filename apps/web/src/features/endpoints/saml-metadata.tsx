@@ -1,7 +1,7 @@
 import { DateTime } from '../../ui/expiry';
 
 /*
- * The samlMetadata of a SAML endpoint (CONTRACT section 4) is typed by the API as an open object;
+ * The samlMetadata of a SAML endpoint (docs/api-contract.md section 4) is typed by the API as an open object;
  * these readers take what is there and skip what is not, so a field the API adds later does no harm.
  */
 type Json = Record<string, unknown>;

@@ -41,7 +41,7 @@ type Field = (typeof FIELDS)[number];
 const ROLES: Role[] = ['admin', 'operator', 'viewer'];
 const ID = 'oidc';
 
-/** Sign-in through an OpenID Connect provider (CONTRACT section 9). */
+/** Sign-in through an OpenID Connect provider (docs/api-contract.md section 9). */
 export function OidcPage() {
   useTitle('Sign-in (OIDC)');
   const { can } = useAuth();

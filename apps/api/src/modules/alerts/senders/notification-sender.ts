@@ -1,4 +1,4 @@
-import type { Channel, EventType, TemplateValues } from '@certkeeper/domain';
+import type { Channel, EventType, TemplateValues } from '@certkeeper/domain/templates';
 import type { SmtpFailureReason } from '../../mail/smtp-failure';
 import type { Recipient } from '../recipient';
 

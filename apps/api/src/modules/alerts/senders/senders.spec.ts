@@ -1,5 +1,5 @@
 import type { FactoryProvider } from '@nestjs/common';
-import { CHANNELS } from '@certkeeper/domain';
+import { CHANNELS } from '@certkeeper/domain/templates';
 import type { NotificationSender } from './notification-sender';
 import { SENDERS, senderProviders } from './senders';
 

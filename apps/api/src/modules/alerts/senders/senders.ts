@@ -1,5 +1,5 @@
 import type { Provider } from '@nestjs/common';
-import { type Channel, CHANNELS } from '@certkeeper/domain';
+import { type Channel, CHANNELS } from '@certkeeper/domain/templates';
 import { EmailSender } from './email.sender';
 import type { NotificationSender } from './notification-sender';
 

@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import type { Page } from 'playwright-core';
-import { MAINTENANCE_TASK_LOCK_KEYS } from '../src/database/advisory-lock-keys';
-import { freePort } from '../src/common/net/free-port';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createUser, login, type TestApp } from './support/test-app';
+import { MAINTENANCE_TASK_LOCK_KEYS } from '../../api/src/database/advisory-lock-keys';
+import { freePort } from '../../api/src/common/net/free-port';
+import { startSmtpServer, type TestSmtpServer } from '../../api/test/support/smtp';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
 
 /*

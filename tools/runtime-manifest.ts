@@ -1,7 +1,7 @@
 // Prints the package.json of a deployable made of compiled entry points: the npm packages their
 // code requires at run time, at the versions the root package.json pins, and nothing else.
 //
-//   node tools/runtime-manifest.js dist/apps/scanner/src/main.js > scanner/package.json
+//   node tools/build.js tools && node dist/tools/runtime-manifest.js dist/apps/scanner/src/main.js > scanner/package.json
 //
 // It follows every `require("...")` of the compiled first-party code (relative paths, and the
 // libs SWC rewrote @certkeeper/* to) from the entry points; a bare name is a package (builtins
@@ -10,24 +10,24 @@
 // Fails when first-party code requires a package the root package.json does not list under
 // "dependencies" (a devDependency would be missing in production), an unresolvable relative path,
 // an unrewritten @certkeeper/* path, or a require() whose argument is not a string literal.
-// Plain CommonJS with Node builtins.
-'use strict';
-const fs = require('node:fs');
-const path = require('node:path');
-const { builtinModules } = require('node:module');
+// Node builtins only.
+import fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
 
-const root = path.join(__dirname, '..');
+// Run compiled, from dist/tools/.
+const root = path.resolve(__dirname, '../..');
 const BUILTINS = new Set(builtinModules);
 // require( not preceded by a property access or an identifier character (reader.require(...) is not
 // one), with one argument; a method named require (`require(name, parse) {`) has several or a body.
 const REQUIRE_CALL = /(?<![.\w$])require\s*\(\s*([^),]+?)\s*\)(?!\s*\{)/g;
 
-function packageName(specifier) {
+function packageName(specifier: string): string {
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
-function resolveFile(base) {
+function resolveFile(base: string): string | null {
   for (const candidate of [base, `${base}.js`, `${base}.cjs`, `${base}.json`, path.join(base, 'index.js')]) {
     if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
   }
@@ -35,13 +35,12 @@ function resolveFile(base) {
 }
 
 /** Walks the first-party require graph; returns { files, packages: Map<name, first requiring file> }. */
-function trace(entries) {
-  const problems = [];
-  const packages = new Map();
-  const seen = new Set();
+function trace(entries: string[]): { files: string[]; packages: Map<string, string>; problems: string[] } {
+  const problems: string[] = [];
+  const packages = new Map<string, string>();
+  const seen = new Set<string>();
   const queue = entries.map((entry) => path.resolve(entry));
-  while (queue.length > 0) {
-    const file = queue.shift();
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
     if (seen.has(file)) continue;
     seen.add(file);
     if (!file.endsWith('.js') && !file.endsWith('.cjs')) continue;
@@ -70,27 +69,34 @@ function trace(entries) {
   return { files: [...seen], packages, problems };
 }
 
-function main(argv) {
+interface RootManifest {
+  name: string;
+  version: string;
+  license: string;
+  dependencies?: Record<string, string>;
+}
+
+function main(argv: string[]): number {
   const entries = argv.filter((arg) => !arg.startsWith('-'));
   if (entries.length === 0) {
-    process.stderr.write('usage: node tools/runtime-manifest.js <compiled entry.js>... > package.json\n');
+    process.stderr.write('usage: node dist/tools/runtime-manifest.js <compiled entry.js>... > package.json\n');
     return 2;
   }
   const missing = entries.filter((entry) => !fs.existsSync(entry));
   if (missing.length > 0) {
-    process.stderr.write(`tools/runtime-manifest.js: not built: ${missing.join(', ')}\n`);
+    process.stderr.write(`tools/runtime-manifest.ts: not built: ${missing.join(', ')}\n`);
     return 1;
   }
-  const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const rootManifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as RootManifest;
   const { files, packages, problems } = trace(entries);
-  const dependencies = {};
+  const dependencies: Record<string, string> = {};
   for (const [name, where] of [...packages].sort(([a], [b]) => a.localeCompare(b))) {
     const version = rootManifest.dependencies?.[name];
     if (version) dependencies[name] = version;
     else problems.push(`${where}: requires ${name}, which package.json does not list under "dependencies"`);
   }
   if (problems.length > 0) {
-    process.stderr.write(`tools/runtime-manifest.js:\n  ${problems.join('\n  ')}\n`);
+    process.stderr.write(`tools/runtime-manifest.ts:\n  ${problems.join('\n  ')}\n`);
     return 1;
   }
   process.stderr.write(`${files.length} first-party files require ${Object.keys(dependencies).join(', ') || 'no packages'}\n`);

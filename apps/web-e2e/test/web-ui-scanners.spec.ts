@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createScanner, createUser, login, type TestApp } from './support/test-app';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createScanner, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
 
 /*

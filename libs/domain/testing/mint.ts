@@ -4,10 +4,10 @@
  * generate keys once per test file and pass them in.
  */
 import { type KeyObject, sign, webcrypto } from 'node:crypto';
-import { readCertificateStructure } from '../certificate-structure';
-import { readChildren, readSingleDerElement } from '../der';
-import { parseIpAddress } from '../ip-address';
-import { peculiarX509, type PeculiarX509 } from '../x509-library';
+import { readCertificateStructure } from '../src/x509/certificate-structure';
+import { readChildren, readSingleDerElement } from '../src/x509/der';
+import { parseIpAddress } from '../src/x509/ip-address';
+import { peculiarX509, type PeculiarX509 } from '../src/x509/x509-library';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 

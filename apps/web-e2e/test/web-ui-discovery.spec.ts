@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import type { Page } from 'playwright-core';
-import { bearer, createScanner, createUser, login, type TestApp } from './support/test-app';
+import { bearer, createScanner, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { browserSession, describeWithChromium, SCREENSHOTS, seriousViolations, signIn } from './support/web-browser';
 
 /*

@@ -1,6 +1,6 @@
 // The tests every text-based upgrader must pass against its test server (text-servers.ts);
 // each protocol's spec runs this suite and adds what is particular to it.
-import type { Upgrader } from '../starttls';
+import type { Upgrader } from '../../../src/probes/starttls/starttls';
 import {
   type ServerCredentials,
   startTextServer,

@@ -1,16 +1,16 @@
 import { parseArgs } from 'node:util';
 import createClient from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from '../src/schema';
 
 /*
  * A small program on the client generated from apps/api/openapi.json (`npm run openapi` writes
- * schema.d.ts next to this file): sign in, then list the host endpoints that match a filter, page
+ * libs/api-client/src/schema.d.ts): sign in, then list the host endpoints that match a filter, page
  * by page. `npm run typecheck` compiles it against the generated types, so a renamed field or a
  * removed route fails the type check; apps/api/test/openapi-client.spec.ts runs it against a real
  * server. To run it by hand, after `npm run build`:
  *
  *   CERTKEEPER_URL=http://localhost:8080 CERTKEEPER_EMAIL=admin@localhost CERTKEEPER_PASSWORD=... \
- *     node dist/tools/openapi/client/example.js [--tag env:prod]... [--page-size 50] [text to look for]
+ *     node dist/libs/api-client/example/list-host-endpoints.js [--tag env:prod]... [--page-size 50] [text to look for]
  */
 
 export type Endpoint = components['schemas']['EndpointResponseDto'];

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mintCertificate, mintChain, pemBundle, type MintedCertificate, type MintedChain } from '@certkeeper/domain/testing';
 import type { Page } from 'playwright-core';
-import { DAY } from './support/fake-clock';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createUser, login, type TestApp } from './support/test-app';
+import { DAY } from '../../api/test/support/fake-clock';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
 
 /*

@@ -1,7 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls, type PeerCertificate } from 'node:tls';
-import type { Upgrader } from '../starttls';
+import type { Upgrader } from '../../../src/probes/starttls/starttls';
 
 /** A connected socket to 127.0.0.1:port. */
 export function connectPlain(port: number): Promise<Socket> {

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
-import { hostScanResult } from './support/scan-results';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createScanner, createUser, login, type TestApp } from './support/test-app';
+import { hostScanResult } from '../../api/test/support/scan-results';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createScanner, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
 
 /*

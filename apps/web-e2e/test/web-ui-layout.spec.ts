@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DAY } from './support/fake-clock';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
+import { DAY } from '../../api/test/support/fake-clock';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { describeWithChromium, launchChromium, SCREENSHOTS, seriousViolations, signIn, watchPage } from './support/web-browser';
 
 /*

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import type { Page } from 'playwright-core';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createUser, login, type TestApp } from './support/test-app';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { browserSession, describeWithChromium, runAgentOnce, seriousViolations, signIn } from './support/web-browser';
 
 /*

@@ -5,7 +5,7 @@
 import { X509Certificate } from 'node:crypto';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
-import type { Upgrader } from '../starttls';
+import type { Upgrader } from '../../../src/probes/starttls/starttls';
 
 export type TextProtocol = 'smtp' | 'imap' | 'pop3' | 'ftp' | 'xmpp';
 

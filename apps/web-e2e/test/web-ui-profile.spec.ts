@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as ical from 'node-ical';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import type { Page } from 'playwright-core';
-import { bearer, createUser, login, type TestApp } from './support/test-app';
+import { bearer, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
 
 /*
