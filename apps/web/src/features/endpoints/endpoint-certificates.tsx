@@ -2,9 +2,27 @@ import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
+import {
+  checkedProblems,
+  FieldError,
+  fieldProps,
+  focusFirstProblem,
+  GeneralProblem,
+  noProblems,
+  type Problems,
+} from '../../ui/form-problems';
 import { LoadError } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import {
+  certificateInputChecks,
+  NO_INPUT,
+  readCertificateFile,
+  UPLOAD_FIELDS,
+  UPLOAD_LIMIT_MIB,
+  uploadRefusal,
+  type CertificateInput,
+} from '../certificates/certificate-input';
 
 type CurrentCertificate = Schemas['CurrentCertificateDto'];
 type CertUse = CurrentCertificate['certUse'];
@@ -165,31 +183,43 @@ const LINK_OUTCOME: Record<Schemas['EndpointUploadResultDto']['link'], string> =
   unchanged: 'was already current',
 };
 
-/** What is sent: pasted or read PEM text, or the bytes of a DER file. */
-type Upload = { kind: 'pem'; text: string } | { kind: 'der'; bytes: Uint8Array; fileName: string };
+const UPLOAD_ID = 'upload';
+const ENDPOINT_UPLOAD_FIELDS = [...UPLOAD_FIELDS, 'certUse'] as const;
+type EndpointUploadField = (typeof ENDPOINT_UPLOAD_FIELDS)[number];
 
 /**
  * POST /endpoints/{id}/certificate: a PEM pasted or read from a file (a DER file is sent as it is),
- * linked to the endpoint; the API's sentence when it refuses.
+ * linked to the endpoint. Nothing given, PEM holding no certificate or a file over the limit is
+ * named by its field before anything is sent; the API's refusal goes by the field it concerns.
  */
 export function CertificateUpload({ endpointId, onUploaded }: { endpointId: string; onUploaded: () => void }) {
-  const [upload, setUpload] = useState<Upload>({ kind: 'pem', text: '' });
+  const [upload, setUpload] = useState<CertificateInput>(NO_INPUT);
   const [certUse, setCertUse] = useState<CertUse>('manual');
   const [replace, setReplace] = useState(true);
   const [result, setResult] = useState<string | null>(null);
   const action = useAction();
+  // What the form's own checks found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<EndpointUploadField> | null>(null);
+  const problems =
+    checked ?? (action.error ? uploadRefusal(action.error, ENDPOINT_UPLOAD_FIELDS, upload) : noProblems<EndpointUploadField>());
+  const field = (name: EndpointUploadField) => fieldProps(UPLOAD_ID, name, problems);
 
   async function readFile(event: ChangeEvent<HTMLInputElement>) {
     const file = event.target.files?.[0];
-    if (!file) return;
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    const text = new TextDecoder().decode(bytes);
-    setUpload(text.includes('-----BEGIN') ? { kind: 'pem', text } : { kind: 'der', bytes, fileName: file.name });
+    if (file) setUpload(await readCertificateFile(file));
   }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setResult(null);
+    const found = checkedProblems<EndpointUploadField>(certificateInputChecks(upload));
+    setChecked(found);
+    if (found) {
+      action.clearError();
+      focusFirstProblem(UPLOAD_ID, found, UPLOAD_FIELDS);
+      return;
+    }
+    if (upload.kind === 'too-large') return;
     const params = { path: { id: endpointId }, query: { certUse, replace } };
     await action.run(
       () =>
@@ -206,7 +236,7 @@ export function CertificateUpload({ endpointId, onUploaded }: { endpointId: stri
         const name = data.certificate.commonName ?? data.certificate.fingerprint;
         const retired = data.retired.length > 0 ? `; ${data.retired.length} earlier certificate(s) moved to history` : '';
         setResult(`Uploaded ${name}: ${LINK_OUTCOME[data.link]}${retired}.`);
-        setUpload({ kind: 'pem', text: '' });
+        setUpload(NO_INPUT);
         onUploaded();
       },
     );
@@ -215,35 +245,34 @@ export function CertificateUpload({ endpointId, onUploaded }: { endpointId: stri
   return (
     <section aria-labelledby="upload-heading">
       <h2 id="upload-heading">Upload a certificate</h2>
-      <form className="card form" onSubmit={(event) => void submit(event)}>
-        <label htmlFor="upload-file">Certificate file (PEM or DER)</label>
-        <input id="upload-file" type="file" accept=".pem,.crt,.cer,.der,.p7b,.p7c,text/plain" onChange={(e) => void readFile(e)} />
+      <form className="card form" aria-labelledby="upload-heading" onSubmit={(event) => void submit(event)} noValidate>
+        <label htmlFor={`${UPLOAD_ID}-file`}>Certificate file (PEM or DER, at most {UPLOAD_LIMIT_MIB} MiB)</label>
+        <input {...field('file')} type="file" accept=".pem,.crt,.cer,.der,.p7b,.p7c,text/plain" onChange={(e) => void readFile(e)} />
         {upload.kind === 'der' && <p className="muted">{upload.fileName}: binary (DER), sent as it is.</p>}
-        <label htmlFor="upload-pem">Or paste the PEM</label>
+        <FieldError idPrefix={UPLOAD_ID} field="file" problems={problems} />
+        <label htmlFor={`${UPLOAD_ID}-pem`}>Or paste the PEM</label>
         <textarea
-          id="upload-pem"
+          {...field('pem')}
           className="mono"
           rows={8}
           placeholder="-----BEGIN CERTIFICATE-----"
           value={upload.kind === 'pem' ? upload.text : ''}
           onChange={(e) => setUpload({ kind: 'pem', text: e.target.value })}
         />
-        <label htmlFor="upload-use">Use</label>
-        <select id="upload-use" value={certUse} onChange={(e) => setCertUse(e.target.value as CertUse)}>
+        <FieldError idPrefix={UPLOAD_ID} field="pem" problems={problems} />
+        <label htmlFor={`${UPLOAD_ID}-certUse`}>Use</label>
+        <select {...field('certUse')} value={certUse} onChange={(e) => setCertUse(e.target.value as CertUse)}>
           <option value="manual">manual</option>
           <option value="tls">tls</option>
           <option value="signing">signing</option>
           <option value="encryption">encryption</option>
         </select>
+        <FieldError idPrefix={UPLOAD_ID} field="certUse" problems={problems} />
         <label className="inline">
           <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.target.checked)} />
           Replace the current certificates of this use (they move to history)
         </label>
-        {action.error && (
-          <p className="error" role="alert">
-            {action.error}
-          </p>
-        )}
+        <GeneralProblem problems={problems} />
         <div className="actions">
           <button type="submit" className="primary" disabled={action.busy}>
             {action.busy ? 'Uploading…' : 'Upload certificate'}
