@@ -14,6 +14,7 @@ import {
 import { LoadError } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import '../../ui/card-table.css';
 import {
   certificateInputChecks,
   NO_INPUT,
@@ -53,7 +54,7 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
         <p className="muted">No current certificate.</p>
       ) : (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Subject</th>
@@ -67,16 +68,16 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
             <tbody>
               {certificates.map((certificate) => (
                 <tr key={`${certificate.certUse}-${certificate.fingerprint}`}>
-                  <td>
+                  <td className="card-title">
                     <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
                   </td>
-                  <td>{certificate.sans.join(', ')}</td>
-                  <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
-                  <td>{certificate.certUse}</td>
-                  <td>
+                  <td data-label="Names (SANs)">{certificate.sans.join(', ')}</td>
+                  <td data-label="Issuer">{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
+                  <td data-label="Use">{certificate.certUse}</td>
+                  <td data-label="Expires">
                     <DateTime value={certificate.notAfter} />
                   </td>
-                  <td>
+                  <td data-label="Days remaining">
                     <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
                   </td>
                 </tr>
@@ -139,7 +140,7 @@ export function HistoricalCertificates({
       {historical.data && historical.data.length === 0 && <p className="muted">No earlier certificate seen by the scans.</p>}
       {historical.data && historical.data.length > 0 && (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Subject</th>
@@ -153,18 +154,18 @@ export function HistoricalCertificates({
             <tbody>
               {historical.data.map(({ certificate, link }) => (
                 <tr key={`${link.certUse}-${certificate.fingerprint}`}>
-                  <td>
+                  <td className="card-title">
                     <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
                   </td>
-                  <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
-                  <td>{link.certUse}</td>
-                  <td>
+                  <td data-label="Issuer">{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
+                  <td data-label="Use">{link.certUse}</td>
+                  <td data-label="Expires">
                     <DateTime value={certificate.notAfter} />
                   </td>
-                  <td>
+                  <td data-label="First seen">
                     <DateTime value={link.firstSeenAt} />
                   </td>
-                  <td>
+                  <td data-label="Last seen">
                     <DateTime value={link.lastSeenAt} />
                   </td>
                 </tr>

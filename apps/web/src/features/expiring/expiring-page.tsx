@@ -7,7 +7,7 @@ import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
 import { useThresholds } from '../../ui/thresholds';
 import { useApiQuery } from '../../ui/use-api-query';
-import './expiring.css';
+import '../../ui/card-table.css';
 
 type EndpointType = 'host' | 'saml' | 'manual';
 const TYPES: EndpointType[] = ['host', 'saml', 'manual'];
@@ -126,7 +126,7 @@ export function ExpiringPage() {
 
       {data && data.length > 0 && (
         <div className="table-scroll">
-          <table className="expiring-table">
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Days remaining</th>

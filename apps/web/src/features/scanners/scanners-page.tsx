@@ -20,6 +20,7 @@ import { useAction } from '../../ui/use-action';
 import { useApiQuery, type ApiResult } from '../../ui/use-api-query';
 import { AgentCommands } from './agent-commands';
 import { ScannerStatus } from './scanner-status';
+import '../../ui/card-table.css';
 
 type Scanner = Schemas['ScannerResponseDto'];
 type Settings = Schemas['CreateScannerDto'];
@@ -95,7 +96,7 @@ export function ScannersPage() {
       {scanners.data && scanners.data.length === 0 && <p className="muted">No scanner.</p>}
       {scanners.data && scanners.data.length > 0 && (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -111,21 +112,23 @@ export function ScannersPage() {
             <tbody>
               {scanners.data.map((scanner) => (
                 <tr key={scanner.id}>
-                  <td>{scanner.name}</td>
-                  <td>
+                  <td className="card-title">{scanner.name}</td>
+                  <td data-label="Status">
                     <ScannerStatus online={scanner.online} lastUsedAt={scanner.lastUsedAt} />
                   </td>
-                  <td>{scanner.isDefault ? 'Default' : <span className="muted">no</span>}</td>
-                  <td className="mono nowrap">{scanner.scanCronExpression}</td>
-                  <td>{scanner.scanConcurrency}</td>
-                  <td>
+                  <td data-label="Default">{scanner.isDefault ? 'Default' : <span className="muted">no</span>}</td>
+                  <td className="mono nowrap" data-label="Schedule">
+                    {scanner.scanCronExpression}
+                  </td>
+                  <td data-label="Concurrency">{scanner.scanConcurrency}</td>
+                  <td data-label="Last seen">
                     <DateTime value={scanner.lastUsedAt} />
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <DateTime value={scanner.createdAt} />
                   </td>
                   {mayEdit && (
-                    <td>
+                    <td data-label="Actions">
                       <div className="row-actions">
                         <button
                           type="button"
