@@ -1,5 +1,7 @@
-import { firstOf, splitProblems, type Problems } from '../../ui/form-problems';
+import { useState, type ChangeEvent } from 'react';
 import * as check from '../../ui/field-checks';
+import { checkedProblems, firstOf, focusFirstProblem, noProblems, splitProblems, type Problems } from '../../ui/form-problems';
+import type { ActionState } from '../../ui/use-action';
 
 /** A certificate upload's body limit (docs/api-contract.md section 1), in MiB. */
 export const UPLOAD_LIMIT_MIB = 10;
@@ -12,6 +14,9 @@ export type CertificateInput =
   | { kind: 'pem'; text: string }
   | { kind: 'der'; bytes: Uint8Array; fileName: string }
   | { kind: 'too-large'; fileName: string; size: number };
+
+/** What can be sent: PEM text or DER bytes. */
+export type SendableInput = Exclude<CertificateInput, { kind: 'too-large' }>;
 
 export const NO_INPUT: CertificateInput = { kind: 'pem', text: '' };
 
@@ -58,4 +63,33 @@ export function uploadRefusal<F extends string>(message: string, fields: readonl
   problems.byField[field] = [problems.byField[field], problems.general].filter(Boolean).join(' ');
   problems.general = null;
   return problems;
+}
+
+/**
+ * What both upload forms share: the input, its file picker, and the problems shown by field (the
+ * form's own until the next submit, otherwise the API's refusal of `upload`). `checkBeforeSending`
+ * shows what the form found and focuses the first field to fix, or answers the input to send.
+ */
+export function useCertificateInput(idPrefix: string, upload: ActionState, fields: readonly string[]) {
+  const [input, setInput] = useState<CertificateInput>(NO_INPUT);
+  const [checked, setChecked] = useState<Problems<string> | null>(null);
+  const problems = checked ?? (upload.error ? uploadRefusal(upload.error, fields, input) : noProblems<string>());
+
+  async function pick(event: ChangeEvent<HTMLInputElement>) {
+    const file = event.target.files?.[0];
+    if (file) setInput(await readCertificateFile(file));
+  }
+
+  function checkBeforeSending(): SendableInput | null {
+    const found: Problems<string> | null = checkedProblems<UploadField>(certificateInputChecks(input));
+    setChecked(found);
+    if (found) {
+      upload.clearError();
+      focusFirstProblem<string>(idPrefix, found, UPLOAD_FIELDS);
+      return null;
+    }
+    return input.kind === 'too-large' ? null : input;
+  }
+
+  return { input, setInput, problems, pick, checkBeforeSending };
 }

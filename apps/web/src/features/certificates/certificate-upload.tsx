@@ -1,27 +1,9 @@
-import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
-import {
-  checkedProblems,
-  FieldError,
-  fieldProps,
-  focusFirstProblem,
-  GeneralProblem,
-  noProblems,
-  type Problems,
-} from '../../ui/form-problems';
+import { FieldError, fieldProps, GeneralProblem } from '../../ui/form-problems';
 import { useAction } from '../../ui/use-action';
-import {
-  certificateInputChecks,
-  derAsPem,
-  NO_INPUT,
-  readCertificateFile,
-  UPLOAD_FIELDS,
-  UPLOAD_LIMIT_MIB,
-  uploadRefusal,
-  type CertificateInput,
-  type UploadField,
-} from './certificate-input';
+import { derAsPem, NO_INPUT, UPLOAD_FIELDS, UPLOAD_LIMIT_MIB, useCertificateInput } from './certificate-input';
 
 const ID = 'upload';
 
@@ -31,30 +13,16 @@ const ID = 'upload';
  * sent in PEM armour so that the same JSON body carries it.
  */
 export function CertificateUpload() {
-  const [input, setInput] = useState<CertificateInput>(NO_INPUT);
   const [stored, setStored] = useState<{ certificate: Schemas['CertificateDetailDto']; isNew: boolean } | null>(null);
   const upload = useAction();
-  // What the form's own checks found, until the next submit; otherwise the API's refusal.
-  const [checked, setChecked] = useState<Problems<UploadField> | null>(null);
-  const problems = checked ?? (upload.error ? uploadRefusal(upload.error, UPLOAD_FIELDS, input) : noProblems<UploadField>());
-
-  async function pick(event: ChangeEvent<HTMLInputElement>) {
-    const file = event.target.files?.[0];
-    if (file) setInput(await readCertificateFile(file));
-  }
+  const { input, setInput, problems, pick, checkBeforeSending } = useCertificateInput(ID, upload, UPLOAD_FIELDS);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setStored(null);
-    const found = checkedProblems<UploadField>(certificateInputChecks(input));
-    setChecked(found);
-    if (found) {
-      upload.clearError();
-      focusFirstProblem(ID, found, UPLOAD_FIELDS);
-      return;
-    }
-    if (input.kind === 'too-large') return;
-    const pem = input.kind === 'pem' ? input.text : derAsPem(input.bytes);
+    const sendable = checkBeforeSending();
+    if (!sendable) return;
+    const pem = sendable.kind === 'pem' ? sendable.text : derAsPem(sendable.bytes);
     await upload.run(
       async () => {
         const result = await api.POST('/api/v1/certificates', { body: { pem } });

@@ -1,29 +1,13 @@
-import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
-import {
-  checkedProblems,
-  FieldError,
-  fieldProps,
-  focusFirstProblem,
-  GeneralProblem,
-  noProblems,
-  type Problems,
-} from '../../ui/form-problems';
+import { FieldError, fieldProps, GeneralProblem } from '../../ui/form-problems';
 import { LoadError } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 import '../../ui/card-table.css';
-import {
-  certificateInputChecks,
-  NO_INPUT,
-  readCertificateFile,
-  UPLOAD_FIELDS,
-  UPLOAD_LIMIT_MIB,
-  uploadRefusal,
-  type CertificateInput,
-} from '../certificates/certificate-input';
+import { NO_INPUT, UPLOAD_FIELDS, UPLOAD_LIMIT_MIB, useCertificateInput } from '../certificates/certificate-input';
 
 type CurrentCertificate = Schemas['CurrentCertificateDto'];
 type CertUse = CurrentCertificate['certUse'];
@@ -194,43 +178,34 @@ type EndpointUploadField = (typeof ENDPOINT_UPLOAD_FIELDS)[number];
  * named by its field before anything is sent; the API's refusal goes by the field it concerns.
  */
 export function CertificateUpload({ endpointId, onUploaded }: { endpointId: string; onUploaded: () => void }) {
-  const [upload, setUpload] = useState<CertificateInput>(NO_INPUT);
   const [certUse, setCertUse] = useState<CertUse>('manual');
   const [replace, setReplace] = useState(true);
   const [result, setResult] = useState<string | null>(null);
   const action = useAction();
-  // What the form's own checks found, until the next submit; otherwise the API's refusal.
-  const [checked, setChecked] = useState<Problems<EndpointUploadField> | null>(null);
-  const problems =
-    checked ?? (action.error ? uploadRefusal(action.error, ENDPOINT_UPLOAD_FIELDS, upload) : noProblems<EndpointUploadField>());
+  const {
+    input: upload,
+    setInput: setUpload,
+    problems,
+    pick,
+    checkBeforeSending,
+  } = useCertificateInput(UPLOAD_ID, action, ENDPOINT_UPLOAD_FIELDS);
   const field = (name: EndpointUploadField) => fieldProps(UPLOAD_ID, name, problems);
-
-  async function readFile(event: ChangeEvent<HTMLInputElement>) {
-    const file = event.target.files?.[0];
-    if (file) setUpload(await readCertificateFile(file));
-  }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setResult(null);
-    const found = checkedProblems<EndpointUploadField>(certificateInputChecks(upload));
-    setChecked(found);
-    if (found) {
-      action.clearError();
-      focusFirstProblem(UPLOAD_ID, found, UPLOAD_FIELDS);
-      return;
-    }
-    if (upload.kind === 'too-large') return;
+    const sendable = checkBeforeSending();
+    if (!sendable) return;
     const params = { path: { id: endpointId }, query: { certUse, replace } };
     await action.run(
       () =>
-        upload.kind === 'pem'
-          ? api.POST('/api/v1/endpoints/{id}/certificate', { params, body: { pem: upload.text } })
+        sendable.kind === 'pem'
+          ? api.POST('/api/v1/endpoints/{id}/certificate', { params, body: { pem: sendable.text } })
           : // Raw DER goes as application/pkix-cert, which the route takes as it is.
             api.POST('/api/v1/endpoints/{id}/certificate', {
               params,
               body: { pem: '' },
-              bodySerializer: () => upload.bytes,
+              bodySerializer: () => sendable.bytes,
               headers: { 'Content-Type': 'application/pkix-cert' },
             }),
       (data) => {
@@ -248,7 +223,7 @@ export function CertificateUpload({ endpointId, onUploaded }: { endpointId: stri
       <h2 id="upload-heading">Upload a certificate</h2>
       <form className="card form" aria-labelledby="upload-heading" onSubmit={(event) => void submit(event)} noValidate>
         <label htmlFor={`${UPLOAD_ID}-file`}>Certificate file (PEM or DER, at most {UPLOAD_LIMIT_MIB} MiB)</label>
-        <input {...field('file')} type="file" accept=".pem,.crt,.cer,.der,.p7b,.p7c,text/plain" onChange={(e) => void readFile(e)} />
+        <input {...field('file')} type="file" accept=".pem,.crt,.cer,.der,.p7b,.p7c,text/plain" onChange={(e) => void pick(e)} />
         {upload.kind === 'der' && <p className="muted">{upload.fileName}: binary (DER), sent as it is.</p>}
         <FieldError idPrefix={UPLOAD_ID} field="file" problems={problems} />
         <label htmlFor={`${UPLOAD_ID}-pem`}>Or paste the PEM</label>
