@@ -89,7 +89,7 @@ describeWithChromium('the certificates screens in a browser', () => {
     await page.getByText('Already stored:').waitFor();
     await page.getByLabel('PEM', { exact: true }).fill('not a certificate');
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
-    const uploadError = page.locator('#upload-error');
+    const uploadError = page.locator('#upload-pem-error');
     await uploadError.waitFor();
     expect((await uploadError.textContent())?.length).toBeGreaterThan(5);
     expect(await seriousViolations(page)).toEqual([]);

@@ -70,18 +70,21 @@ describeWithChromium('the endpoint screens in a browser', () => {
     const id = /\/endpoints\/([0-9a-f-]{36})$/.exec(page.url())![1];
     await section('Current certificates').getByText('No current certificate.').waitFor();
 
-    // A body that is no certificate: the API's own sentence, next to the upload.
+    // PEM armour around no certificate passes the form's check: the API's own sentence, by the PEM field.
     const upload = section('Upload a certificate');
-    await upload.getByLabel('Or paste the PEM').fill('not a certificate');
+    const broken = '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n';
+    await upload.getByLabel('Or paste the PEM').fill(broken);
     await upload.getByRole('button', { name: 'Upload certificate' }).click();
-    await upload.getByRole('alert').waitFor();
+    const pemError = upload.locator('#upload-pem-error');
+    await pemError.waitFor();
     const refusal = await t.http
       .post(`/api/v1/endpoints/${id}/certificate`)
       .query({ certUse: 'manual', replace: true })
       .set(bearer(admin))
-      .send({ pem: 'not a certificate' })
+      .send({ pem: broken })
       .expect(400);
-    expect(await upload.getByRole('alert').textContent()).toBe(refusal.text.trim());
+    expect(await pemError.textContent()).toBe(refusal.text.trim());
+    expect(await upload.getByLabel('Or paste the PEM').getAttribute('aria-describedby')).toBe('upload-pem-error');
     expect((await getEndpoint(id)).currentCertificates).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
 
@@ -101,7 +104,7 @@ describeWithChromium('the endpoint screens in a browser', () => {
     expect(await seriousViolations(page)).toEqual([]);
 
     // A DER file replaces it: the API holds only the new one as current.
-    await upload.getByLabel('Certificate file (PEM or DER)').setInputFiles({
+    await upload.getByLabel(/^Certificate file/).setInputFiles({
       name: 'next.der',
       mimeType: 'application/pkix-cert',
       buffer: Buffer.from(second.der),

@@ -291,6 +291,141 @@ describeWithChromium('forms, agent commands, root-store import, alert e-mails an
     }
   });
 
+  /** Counts the requests the page sends from now on with this method to a path matching `path`: what reached the server. */
+  function countRequests(method: string, path: RegExp): { readonly count: number } {
+    const counter = { count: 0 };
+    page.on('request', (request) => {
+      if (request.method() === method && path.test(new URL(request.url()).pathname)) counter.count += 1;
+    });
+    return counter;
+  }
+
+  describe('the upload, user edit, subscription and test recipient forms', () => {
+    for (const viewport of VIEWPORTS) {
+      it(`name each slip by its field and send nothing; the API's refusals go by their field (${viewport.name})`, async () => {
+        // An endpoint's upload: nothing given, a PEM holding a key, a file over the 10 MiB limit.
+        const endpoint = (
+          await t.http
+            .post('/api/v1/endpoints')
+            .set(bearer(admin))
+            .send({ type: 'manual', name: `upload ${viewport.name}` })
+            .expect(201)
+        ).body as { id: string };
+        await open(viewport, `/endpoints/${endpoint.id}`, `upload ${viewport.name}`);
+        const uploads = countRequests('POST', /^\/api\/v1\/endpoints\/[^/]+\/certificate$/);
+        const upload = page.getByRole('form', { name: 'Upload a certificate' });
+        const pem = upload.getByLabel('Or paste the PEM');
+        const file = upload.getByLabel(/^Certificate file/);
+        await upload.getByRole('button', { name: 'Upload certificate' }).click();
+        await upload.getByText('Nothing was sent: correct the marked field.').waitFor();
+        expect(await sentenceOf(pem)).toBe('Paste a certificate in PEM form, or pick a file.');
+        expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe(await pem.getAttribute('id'));
+        const key = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
+        await pem.fill(key);
+        await upload.getByRole('button', { name: 'Upload certificate' }).click();
+        await upload.getByText(/holds no certificate/).waitFor();
+        expect(await sentenceOf(pem)).toMatch(/^This PEM holds no certificate \(it starts with “-----BEGIN PRIVATE KEY-----”\)/);
+        expect(await pem.inputValue()).toBe(key);
+        await file.setInputFiles({ name: 'huge.pem', mimeType: 'application/x-pem-file', buffer: Buffer.alloc(11 * 1024 * 1024, 0x41) });
+        await upload.getByRole('button', { name: 'Upload certificate' }).click();
+        await upload.getByText('huge.pem is 11.0 MiB: at most 10 MiB can be uploaded here.').waitFor();
+        expect(await sentenceOf(file)).toBe('huge.pem is 11.0 MiB: at most 10 MiB can be uploaded here.');
+        expect(await sentenceOf(pem)).toBeNull();
+        await looked(viewport, 'endpoint-upload-problems');
+        expect(uploads.count).toBe(0);
+        // Armour around no certificate passes the form's check: the API's sentence stands by the PEM field.
+        const broken = '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n';
+        await pem.fill(broken);
+        await upload.getByRole('button', { name: 'Upload certificate' }).click();
+        await upload
+          .locator('#upload-pem-error')
+          .getByText(/^certificate 1: /)
+          .waitFor();
+        expect(await sentenceOf(file)).toBeNull();
+        expect(uploads.count).toBe(1);
+
+        // A user's edit: an address that is none and a password too short, both at once.
+        const user = await createUser(t, 'viewer');
+        await page.goto(`/users/${user.id}`);
+        await page.getByRole('heading', { name: `User ${user.email}`, level: 1 }).waitFor();
+        const edits = countRequests('PUT', /^\/api\/v1\/users\//);
+        const form = page.getByRole('form', { name: 'Edit user' });
+        const email = form.getByLabel('E-mail', { exact: true });
+        await email.fill('dana');
+        await form.getByLabel(/^New password/).fill('short');
+        await form.getByRole('button', { name: 'Save user' }).click();
+        await form.getByText('Nothing was sent: correct the 2 marked fields.').waitFor();
+        expect(await sentenceOf(email)).toBe('“dana” is not an e-mail address: it reads like name@example.com.');
+        expect(await sentenceOf(form.getByLabel(/^New password/))).toBe('The password is 5 characters long: at least 8.');
+        expect(await form.getByLabel(/^New password/).inputValue()).toBe('short');
+        expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe(await email.getAttribute('id'));
+        await looked(viewport, 'user-edit-problems');
+        expect(edits.count).toBe(0);
+        // Another user's address: the API's 409 by the e-mail field, and nothing saved.
+        await email.fill(ADMIN_EMAIL);
+        await form.getByLabel(/^New password/).fill('');
+        await form.getByRole('button', { name: 'Save user' }).click();
+        await form.locator('#edit-user-email-error').getByText('A user with this e-mail address already exists.').waitFor();
+        expect(edits.count).toBe(1);
+        expect(((await t.http.get(`/api/v1/users/${user.id}`).set(bearer(admin)).expect(200)).body as { email: string }).email).toBe(
+          user.email,
+        );
+
+        // A tag subscription: too long, an invisible character; neither is added nor sent.
+        await page.goto('/profile');
+        await page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
+        const subscriptions = countRequests('PUT', /^\/api\/v1\/me\/tag-subscriptions$/);
+        const tag = page.getByLabel(/^Tag to add/);
+        await tag.fill(`team:${'t'.repeat(96)}`);
+        await page.getByRole('button', { name: 'Add tag' }).click();
+        await page.locator('#subscription-tag-error').waitFor();
+        expect(await sentenceOf(tag)).toMatch(/^The tag “team:t{15}…” is 101 characters long: at most 100\.$/);
+        await tag.fill('env:\u200bprod');
+        await page.getByRole('button', { name: 'Add tag' }).click();
+        await page
+          .locator('#subscription-tag-error')
+          .getByText(/invisible character/)
+          .waitFor();
+        expect(await tag.inputValue()).toBe('env:\u200bprod');
+        expect(await page.getByRole('list', { name: 'Subscribed tags' }).count()).toBe(0);
+        expect(await page.getByRole('button', { name: 'Save subscriptions' }).isDisabled()).toBe(true);
+        await looked(viewport, 'subscription-problems');
+        // A hundred subscriptions are the most: the hundred-and-first is named, not sent.
+        const hundred = Array.from({ length: 100 }, (_, index) => `team:${index}`);
+        await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(admin)).send(hundred).expect(200);
+        await page.reload();
+        await page.getByRole('list', { name: 'Subscribed tags' }).waitFor();
+        await tag.fill('team:extra');
+        await page.getByRole('button', { name: 'Add tag' }).click();
+        await page
+          .locator('#subscription-tag-error')
+          .getByText(/^You follow 100 tags, the most there can be/)
+          .waitFor();
+        expect(subscriptions.count).toBe(0);
+        await t.http.put('/api/v1/me/tag-subscriptions').set(bearer(admin)).send([]).expect(200);
+
+        // The test e-mail's recipient: no address, not sent; one the API still refuses, by the field.
+        await page.goto('/settings/mail');
+        await page.getByRole('heading', { name: 'Mail', level: 1 }).waitFor();
+        const tests = countRequests('POST', /^\/api\/v1\/settings\/mail\/test$/);
+        const mailTest = page.getByRole('form', { name: 'Send a test e-mail' });
+        const recipient = mailTest.getByLabel('Recipient');
+        await recipient.fill('ops at example.com');
+        await mailTest.getByRole('button', { name: 'Send a test e-mail' }).click();
+        await mailTest.getByText('Nothing was sent: correct the marked field.').waitFor();
+        expect(await sentenceOf(recipient)).toBe('“ops at example.com” is not an e-mail address: it reads like name@example.com.');
+        expect(await recipient.getAttribute('aria-describedby')).toBe('mail-test-to-hint mail-test-to-error');
+        await looked(viewport, 'mail-test-problems');
+        expect(tests.count).toBe(0);
+        // The API wants a domain with a dot where the form lets a single label through.
+        await recipient.fill('ops@localhost');
+        await mailTest.getByRole('button', { name: 'Send a test e-mail' }).click();
+        await mailTest.locator('#mail-test-to-error').getByText('to must be an e-mail address').waitFor();
+        expect(tests.count).toBe(1);
+      });
+    }
+  });
+
   describe('a new scanner token', () => {
     for (const viewport of VIEWPORTS) {
       it(`comes with the commands that run its agent, each copied whole (${viewport.name})`, async () => {

@@ -271,6 +271,52 @@ describeWithChromium('the web interface on any screen size, in both colour schem
     expect(await first.getByText('expired 3 days ago').isVisible()).toBe(true);
   });
 
+  it("shows the endpoint list as cards on a phone: the first endpoint's days and health in view, its link and the sort order in reach", async () => {
+    const page = await openPage(PHONE);
+    await page.goto('/endpoints?sort=daysRemaining');
+    await page.getByText('Endpoints 1–50 of 61').waitFor();
+    expect((await overflow(page)).excess).toBeLessThanOrEqual(0);
+    const box = page.locator('.table-scroll');
+    expect(await box.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    // The soonest expiry first: the expired endpoint's card, with its days and health inside the window.
+    const first = page.getByRole('main').locator('tbody tr').first();
+    const inView = async (part: ReturnType<Page['locator']>) => {
+      const rect = (await part.boundingBox())!;
+      return rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= PHONE.width && rect.y + rect.height <= PHONE.height;
+    };
+    const days = first.locator('td[data-label="Days remaining"] .urgency');
+    const health = first.locator('td[data-label="Health"] .health');
+    expect(await days.textContent()).toBe('expired 3 days ago');
+    expect(await health.textContent()).toBe('Expired');
+    expect(await health.locator('svg.urgency-icon').count()).toBe(1);
+    expect(await inView(days)).toBe(true);
+    expect(await inView(health)).toBe(true);
+    // Each card names its fields; the type and tags are there too.
+    const label = (cell: string) =>
+      page.evaluate<string>(`getComputedStyle(document.querySelector('main tbody tr td[data-label="${cell}"]'), '::before').content`);
+    expect(await label('Health')).toBe('"Health"');
+    expect(await first.locator('td[data-label="Type"]').textContent()).toBe('manual');
+    expect(await first.locator('td[data-label="Tags"]').textContent()).toBe('env:prod, level');
+    // The name still opens the endpoint, and the sortable headers stay as buttons in view.
+    const sortByName = page.getByRole('button', { name: 'Name', exact: true });
+    expect(await sortByName.isVisible()).toBe(true);
+    expect(await inView(sortByName)).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, 'endpoints-cards-phone');
+    // The filters fold behind a button, which says how many are on.
+    const filters = page.getByRole('button', { name: 'Filters' });
+    expect(await page.getByLabel('Search', { exact: true }).isVisible()).toBe(false);
+    await filters.click();
+    expect(await filters.getAttribute('aria-expanded')).toBe('true');
+    await page.getByLabel('Tags', { exact: true }).fill('level');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('Endpoints 1–5 of 5').waitFor();
+    expect(await filters.textContent()).toBe('Filters (1 on)');
+    expect((await overflow(page)).excess).toBeLessThanOrEqual(0);
+    await first.getByRole('link', { name: 'expired-endpoint' }).click();
+    await page.getByRole('heading', { name: 'expired-endpoint', level: 1 }).waitFor();
+  });
+
   it('tells each urgency level by words and shape as well as colour, in both colour schemes', async () => {
     for (const dark of [false, true]) {
       const page = await openPage(DESKTOP, { dark });

@@ -108,7 +108,8 @@ describeWithChromium('the Settings screens in a browser', () => {
     const withoutRequestId = (text: string | null) => text?.replace(/Request id: [0-9a-f-]+/, '').trim();
     expect(withoutRequestId(await problem.textContent())).toBe(withoutRequestId(failed.text));
     expect(await problem.textContent()).toMatch(/ECONNREFUSED/);
-    expect(await test.getByLabel('Recipient').getAttribute('aria-invalid')).toBe('true');
+    // The relay's failure is no fault of the recipient typed: the field is not marked.
+    expect(await test.getByLabel('Recipient').getAttribute('aria-invalid')).toBeNull();
     expect(smtp.messages.length).toBe(sent);
 
     // A bad port: named by the form next to the field, nothing stored.

@@ -45,7 +45,7 @@ const LEVEL_NAMES: Record<ExpiryLevel, string> = {
  * A shape per level, beside the text: a cross for expired, a triangle for critical and warning
  * (critical filled), a clock for soon, a tick for fine. Decorative: the text says it all.
  */
-function UrgencyIcon({ level }: { level: ExpiryLevel }) {
+export function UrgencyIcon({ level }: { level: ExpiryLevel }) {
   const shapes: Record<ExpiryLevel, JSX.Element> = {
     expired: (
       <>

@@ -14,6 +14,7 @@ import {
   required,
   tags,
   thresholdDays,
+  withinSize,
 } from './field-checks';
 
 describe('field checks', () => {
@@ -103,5 +104,12 @@ describe('field checks', () => {
     expect(pem('not a certificate')).toMatch(/^This is not PEM/);
     expect(pem(`-----BEGIN CERTIFICATE-----\n${body}`)).toMatch(/^The PEM is cut short/);
     expect(pem(`-----BEGIN PRIVATE KEY-----\n${body}-----END PRIVATE KEY-----`)).toMatch(/holds no certificate/);
+  });
+
+  it('withinSize: up to the limit passes, above it names the file and both sizes', () => {
+    const mib = 1024 * 1024;
+    expect(withinSize('chain.pem', 10 * mib, 10)).toBeNull();
+    expect(withinSize('chain.pem', 10 * mib + 1, 10)).toBe('chain.pem is 10.0 MiB: at most 10 MiB can be uploaded here.');
+    expect(withinSize('bundle.p7b', 12.5 * mib, 10)).toBe('bundle.p7b is 12.5 MiB: at most 10 MiB can be uploaded here.');
   });
 });

@@ -133,6 +133,14 @@ export function pem(text: string): string | null {
   return null;
 }
 
+/** A file (or pasted text) within a route's body limit, named before it is read or sent. */
+export function withinSize(name: string, bytes: number, maxMiB: number): string | null {
+  if (bytes <= maxMiB * MIB) return null;
+  return `${name} is ${(bytes / MIB).toFixed(1)} MiB: at most ${maxMiB} MiB can be uploaded here.`;
+}
+
+const MIB = 1024 * 1024;
+
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -9,6 +9,7 @@ import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list
 import { useApiQuery } from '../../ui/use-api-query';
 import { RequirePermission } from './not-allowed';
 import './admin.css';
+import '../../ui/card-table.css';
 
 type AuditEntry = Schemas['AuditEntryResponseDto'];
 
@@ -141,7 +142,7 @@ function AuditLog() {
 
       {data && data.items.length > 0 && (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Time</th>
@@ -155,18 +156,22 @@ function AuditLog() {
             <tbody>
               {data.items.map((entry) => (
                 <tr key={entry.id}>
-                  <td className="nowrap">
+                  <td className="nowrap card-title">
                     <DateTime value={entry.at} />
                   </td>
-                  <td>{entry.actor}</td>
-                  <td className="mono">{entry.action}</td>
-                  <td className="audit-target">
+                  <td data-label="Actor">{entry.actor}</td>
+                  <td className="mono" data-label="Action">
+                    {entry.action}
+                  </td>
+                  <td className="audit-target" data-label="Target">
                     <Target entry={entry} onShowTarget={showTarget} />
                   </td>
-                  <td>
+                  <td data-label="Details">
                     <Details details={entry.details} />
                   </td>
-                  <td className="mono small">{entry.requestId ?? <span className="muted">none</span>}</td>
+                  <td className="mono small" data-label="Request">
+                    {entry.requestId ?? <span className="muted">none</span>}
+                  </td>
                 </tr>
               ))}
             </tbody>

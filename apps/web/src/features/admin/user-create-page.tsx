@@ -2,11 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
-import * as check from '../../ui/field-checks';
-import { checkedProblems, FieldError, fieldProps, firstOf, focusFirstProblem, GeneralProblem, type Problems } from '../../ui/form-problems';
+import { checkedProblems, FieldError, fieldProps, focusFirstProblem, GeneralProblem, type Problems } from '../../ui/form-problems';
 import { useTitle } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
-import { IdentityFields, USER_FIELDS, userProblems, type IdentityValues, type UserField } from './user-fields';
+import { IdentityFields, USER_FIELDS, userChecks, userProblems, type IdentityValues, type UserField } from './user-fields';
 import type { UsersNotice } from './users-section';
 
 const ID = 'new-user';
@@ -33,11 +32,7 @@ export function UserCreatePage() {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const found = checkedProblems<UserField>({
-      email: firstOf(check.required(identity.email, 'the person’s e-mail address'), check.email(identity.email)),
-      name: check.maxLength(identity.name, 200, 'the name'),
-      password: password !== '' && password.length < 8 ? `The password is ${password.length} characters long: at least 8.` : null,
-    });
+    const found = checkedProblems<UserField>(userChecks(identity, password));
     setChecked(found);
     if (found) {
       create.clearError();

@@ -3,12 +3,12 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
-import { FieldError, fieldProps, GeneralProblem } from '../../ui/form-problems';
+import { checkedProblems, FieldError, fieldProps, focusFirstProblem, GeneralProblem, type Problems } from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
-import { IdentityFields, userProblems, type IdentityValues } from './user-fields';
+import { IdentityFields, USER_FIELDS, userChecks, userProblems, type IdentityValues, type UserField } from './user-fields';
 import type { UsersNotice } from './users-section';
 
 type User = Schemas['UserResponseDto'];
@@ -79,7 +79,9 @@ function UserForm({
   const [password, setPassword] = useState('');
   const [revokeApiKeys, setRevokeApiKeys] = useState(false);
   const save = useAction();
-  const problems = userProblems(save.error);
+  // What the form's own checks found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<UserField> | null>(null);
+  const problems = checked ?? userProblems(save.error);
 
   /** Only what changed is sent: the audit entry then names exactly what the admin changed. */
   function changes(): UserChanges {
@@ -96,6 +98,13 @@ function UserForm({
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    const found = checkedProblems<UserField>(userChecks(identity, password));
+    setChecked(found);
+    if (found) {
+      save.clearError();
+      focusFirstProblem(ID, found, USER_FIELDS);
+      return;
+    }
     const body = changes();
     if (Object.keys(body).length === 0) {
       onSaved('Nothing to save: no field changed.');

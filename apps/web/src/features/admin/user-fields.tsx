@@ -1,5 +1,6 @@
 import type { Schemas } from '../../api/client';
-import { FieldError, fieldProps, splitProblems, type Problems } from '../../ui/form-problems';
+import * as check from '../../ui/field-checks';
+import { FieldError, fieldProps, firstOf, splitProblems, type Problems } from '../../ui/form-problems';
 
 export type UserRole = Schemas['UserResponseDto']['role'];
 export const ROLES: readonly UserRole[] = ['viewer', 'operator', 'admin'];
@@ -26,6 +27,15 @@ export interface IdentityValues {
   name: string;
   role: UserRole;
   notify: boolean;
+}
+
+/** What creating and editing a user check before sending: an e-mail address, a name of at most 200 characters, a password of at least 8 when one is given. */
+export function userChecks(identity: IdentityValues, password: string): Partial<Record<UserField, string | null>> {
+  return {
+    email: firstOf(check.required(identity.email, 'the person’s e-mail address'), check.email(identity.email)),
+    name: check.maxLength(identity.name, 200, 'the name'),
+    password: password !== '' && password.length < 8 ? `The password is ${password.length} characters long: at least 8.` : null,
+  };
 }
 
 /** E-mail, name, role and the alert e-mails switch: what creating and editing a user share. */

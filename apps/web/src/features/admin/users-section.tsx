@@ -9,6 +9,7 @@ import { UserCreatePage } from './user-create-page';
 import { UserEditPage } from './user-edit-page';
 import { ROLE_NAMES } from './user-fields';
 import './admin.css';
+import '../../ui/card-table.css';
 
 /** Users (admin): the list, a new user, and one user's edit screen. */
 export function UsersSection() {
@@ -51,7 +52,7 @@ function UserListPage() {
       <LoadError message={users.error} />
       {users.data && (
         <div className="table-scroll">
-          <table className="users">
+          <table className="users card-table">
             <caption className="visually-hidden">Users</caption>
             <thead>
               <tr>
@@ -68,19 +69,19 @@ function UserListPage() {
             <tbody>
               {users.data.map((user) => (
                 <tr key={user.id}>
-                  <td>
+                  <td className="card-title">
                     {mayEdit ? <Link to={`/users/${user.id}`}>{user.email}</Link> : user.email}
                     {user.id === myId && <span className="muted"> (you)</span>}
                   </td>
-                  <td>{user.name || <span className="muted">none</span>}</td>
-                  <td>{ROLE_NAMES[user.role]}</td>
-                  <td>{user.disabled ? <span className="user-disabled">Disabled</span> : 'Enabled'}</td>
-                  <td>{signInMethods(user)}</td>
-                  <td>
+                  <td data-label="Name">{user.name || <span className="muted">none</span>}</td>
+                  <td data-label="Role">{ROLE_NAMES[user.role]}</td>
+                  <td data-label="State">{user.disabled ? <span className="user-disabled">Disabled</span> : 'Enabled'}</td>
+                  <td data-label="Signs in with">{signInMethods(user)}</td>
+                  <td data-label="Last sign-in">
                     <DateTime value={user.lastSignInAt} />
                   </td>
-                  <td>{user.notify ? 'yes' : <span className="muted">no</span>}</td>
-                  <td>
+                  <td data-label="Alert e-mails">{user.notify ? 'yes' : <span className="muted">no</span>}</td>
+                  <td data-label="Created">
                     <DateTime value={user.createdAt} />
                   </td>
                 </tr>

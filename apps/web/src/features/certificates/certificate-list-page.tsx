@@ -8,6 +8,7 @@ import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
 import { useApiQuery } from '../../ui/use-api-query';
+import '../../ui/card-table.css';
 import { CertificateUpload } from './certificate-upload';
 import { trustSummary } from './trust';
 
@@ -131,7 +132,7 @@ export function CertificateListPage() {
 
       {data && data.length > 0 && (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Subject CN</th>
@@ -144,19 +145,19 @@ export function CertificateListPage() {
             <tbody>
               {data.map((certificate) => (
                 <tr key={certificate.fingerprint}>
-                  <td>
+                  <td className="card-title">
                     <Link to={`/certificates/${certificate.fingerprint}`}>
                       {certificate.commonName ?? certificate.sans[0] ?? `${certificate.fingerprint.slice(0, 16)}…`}
                     </Link>
                   </td>
-                  <td>{certificate.issuerCommonName ?? <span className="muted">no common name</span>}</td>
-                  <td>
+                  <td data-label="Issuer">{certificate.issuerCommonName ?? <span className="muted">no common name</span>}</td>
+                  <td data-label="Not after">
                     <DateTime value={certificate.notAfter} />
                   </td>
-                  <td>
+                  <td data-label="Days remaining">
                     <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
                   </td>
-                  <td>{trustSummary(certificate)}</td>
+                  <td data-label="Trust">{trustSummary(certificate)}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,47 +1,28 @@
-import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
-import { pem as pemProblem } from '../../ui/field-checks';
+import { FieldError, fieldProps, GeneralProblem } from '../../ui/form-problems';
 import { useAction } from '../../ui/use-action';
+import { derAsPem, NO_INPUT, UPLOAD_FIELDS, UPLOAD_LIMIT_MIB, useCertificateInput } from './certificate-input';
 
-/** A file's text when it is PEM; a DER file (binary) wrapped in PEM armour so that the same JSON body carries it. */
-async function fileAsPem(file: File): Promise<string> {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  const text = new TextDecoder().decode(bytes);
-  if (text.includes('-----BEGIN')) return text;
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  const base64 = btoa(binary).replace(/.{64}/g, '$&\n');
-  return `-----BEGIN CERTIFICATE-----\n${base64.trimEnd()}\n-----END CERTIFICATE-----\n`;
-}
+const ID = 'upload';
 
 /**
  * POST /api/v1/certificates (certs:edit): stores certificates without linking them to an endpoint,
- * for example the intermediate or root a chain needs. Pasted PEM or a PEM/DER file.
+ * for example the intermediate or root a chain needs. Pasted PEM or a PEM/DER file, a DER file
+ * sent in PEM armour so that the same JSON body carries it.
  */
 export function CertificateUpload() {
-  const [pem, setPem] = useState('');
   const [stored, setStored] = useState<{ certificate: Schemas['CertificateDetailDto']; isNew: boolean } | null>(null);
   const upload = useAction();
-  // The form's own check (not PEM at all) until the next submit; otherwise the API's refusal.
-  const [checked, setChecked] = useState<string | null>(null);
-  const problem = checked ?? upload.error;
-
-  async function pick(event: ChangeEvent<HTMLInputElement>) {
-    const file = event.target.files?.[0];
-    if (file) setPem(await fileAsPem(file));
-  }
+  const { input, setInput, problems, pick, checkBeforeSending } = useCertificateInput(ID, upload, UPLOAD_FIELDS);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setStored(null);
-    const found = pemProblem(pem);
-    setChecked(found);
-    if (found) {
-      upload.clearError();
-      document.getElementById('upload-pem')?.focus();
-      return;
-    }
+    const sendable = checkBeforeSending();
+    if (!sendable) return;
+    const pem = sendable.kind === 'pem' ? sendable.text : derAsPem(sendable.bytes);
     await upload.run(
       async () => {
         const result = await api.POST('/api/v1/certificates', { body: { pem } });
@@ -49,7 +30,7 @@ export function CertificateUpload() {
       },
       (answer) => {
         setStored(answer);
-        setPem('');
+        setInput(NO_INPUT);
       },
     );
   }
@@ -61,23 +42,20 @@ export function CertificateUpload() {
         Stores certificates without tying them to an endpoint (an intermediate or root that completes a chain, for instance). A PEM bundle
         stores every certificate in it; the first is the one shown.
       </p>
-      <label htmlFor="upload-file">Certificate file (PEM or DER)</label>
-      <input id="upload-file" type="file" accept=".pem,.crt,.cer,.der" onChange={(event) => void pick(event)} />
-      <label htmlFor="upload-pem">PEM</label>
+      <label htmlFor={`${ID}-file`}>Certificate file (PEM or DER, at most {UPLOAD_LIMIT_MIB} MiB)</label>
+      <input {...fieldProps(ID, 'file', problems)} type="file" accept=".pem,.crt,.cer,.der" onChange={(event) => void pick(event)} />
+      {input.kind === 'der' && <p className="muted">{input.fileName}: binary (DER), sent in PEM armour.</p>}
+      <FieldError idPrefix={ID} field="file" problems={problems} />
+      <label htmlFor={`${ID}-pem`}>PEM</label>
       <textarea
-        id="upload-pem"
+        {...fieldProps(ID, 'pem', problems)}
         className="mono"
-        value={pem}
-        aria-describedby={problem ? 'upload-error' : undefined}
-        aria-invalid={problem ? true : undefined}
-        onChange={(event) => setPem(event.target.value)}
+        value={input.kind === 'pem' ? input.text : ''}
+        onChange={(event) => setInput({ kind: 'pem', text: event.target.value })}
         placeholder="-----BEGIN CERTIFICATE-----"
       />
-      {problem && (
-        <p className="error field-error" id="upload-error" role="alert">
-          {problem}
-        </p>
-      )}
+      <FieldError idPrefix={ID} field="pem" problems={problems} />
+      <GeneralProblem problems={problems} />
       <div className="actions">
         <button type="submit" className="primary" disabled={upload.busy}>
           Upload

@@ -1,10 +1,13 @@
-import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
+import { FieldError, fieldProps, GeneralProblem } from '../../ui/form-problems';
 import { LoadError } from '../../ui/layout';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import '../../ui/card-table.css';
+import { NO_INPUT, UPLOAD_FIELDS, UPLOAD_LIMIT_MIB, useCertificateInput } from '../certificates/certificate-input';
 
 type CurrentCertificate = Schemas['CurrentCertificateDto'];
 type CertUse = CurrentCertificate['certUse'];
@@ -35,7 +38,7 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
         <p className="muted">No current certificate.</p>
       ) : (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Subject</th>
@@ -49,16 +52,16 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
             <tbody>
               {certificates.map((certificate) => (
                 <tr key={`${certificate.certUse}-${certificate.fingerprint}`}>
-                  <td>
+                  <td className="card-title">
                     <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
                   </td>
-                  <td>{certificate.sans.join(', ')}</td>
-                  <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
-                  <td>{certificate.certUse}</td>
-                  <td>
+                  <td data-label="Names (SANs)">{certificate.sans.join(', ')}</td>
+                  <td data-label="Issuer">{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
+                  <td data-label="Use">{certificate.certUse}</td>
+                  <td data-label="Expires">
                     <DateTime value={certificate.notAfter} />
                   </td>
-                  <td>
+                  <td data-label="Days remaining">
                     <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />
                   </td>
                 </tr>
@@ -121,7 +124,7 @@ export function HistoricalCertificates({
       {historical.data && historical.data.length === 0 && <p className="muted">No earlier certificate seen by the scans.</p>}
       {historical.data && historical.data.length > 0 && (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Subject</th>
@@ -135,18 +138,18 @@ export function HistoricalCertificates({
             <tbody>
               {historical.data.map(({ certificate, link }) => (
                 <tr key={`${link.certUse}-${certificate.fingerprint}`}>
-                  <td>
+                  <td className="card-title">
                     <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
                   </td>
-                  <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
-                  <td>{link.certUse}</td>
-                  <td>
+                  <td data-label="Issuer">{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
+                  <td data-label="Use">{link.certUse}</td>
+                  <td data-label="Expires">
                     <DateTime value={certificate.notAfter} />
                   </td>
-                  <td>
+                  <td data-label="First seen">
                     <DateTime value={link.firstSeenAt} />
                   </td>
-                  <td>
+                  <td data-label="Last seen">
                     <DateTime value={link.lastSeenAt} />
                   </td>
                 </tr>
@@ -165,48 +168,51 @@ const LINK_OUTCOME: Record<Schemas['EndpointUploadResultDto']['link'], string> =
   unchanged: 'was already current',
 };
 
-/** What is sent: pasted or read PEM text, or the bytes of a DER file. */
-type Upload = { kind: 'pem'; text: string } | { kind: 'der'; bytes: Uint8Array; fileName: string };
+const UPLOAD_ID = 'upload';
+const ENDPOINT_UPLOAD_FIELDS = [...UPLOAD_FIELDS, 'certUse'] as const;
+type EndpointUploadField = (typeof ENDPOINT_UPLOAD_FIELDS)[number];
 
 /**
  * POST /endpoints/{id}/certificate: a PEM pasted or read from a file (a DER file is sent as it is),
- * linked to the endpoint; the API's sentence when it refuses.
+ * linked to the endpoint. Nothing given, PEM holding no certificate or a file over the limit is
+ * named by its field before anything is sent; the API's refusal goes by the field it concerns.
  */
 export function CertificateUpload({ endpointId, onUploaded }: { endpointId: string; onUploaded: () => void }) {
-  const [upload, setUpload] = useState<Upload>({ kind: 'pem', text: '' });
   const [certUse, setCertUse] = useState<CertUse>('manual');
   const [replace, setReplace] = useState(true);
   const [result, setResult] = useState<string | null>(null);
   const action = useAction();
-
-  async function readFile(event: ChangeEvent<HTMLInputElement>) {
-    const file = event.target.files?.[0];
-    if (!file) return;
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    const text = new TextDecoder().decode(bytes);
-    setUpload(text.includes('-----BEGIN') ? { kind: 'pem', text } : { kind: 'der', bytes, fileName: file.name });
-  }
+  const {
+    input: upload,
+    setInput: setUpload,
+    problems,
+    pick,
+    checkBeforeSending,
+  } = useCertificateInput(UPLOAD_ID, action, ENDPOINT_UPLOAD_FIELDS);
+  const field = (name: EndpointUploadField) => fieldProps(UPLOAD_ID, name, problems);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setResult(null);
+    const sendable = checkBeforeSending();
+    if (!sendable) return;
     const params = { path: { id: endpointId }, query: { certUse, replace } };
     await action.run(
       () =>
-        upload.kind === 'pem'
-          ? api.POST('/api/v1/endpoints/{id}/certificate', { params, body: { pem: upload.text } })
+        sendable.kind === 'pem'
+          ? api.POST('/api/v1/endpoints/{id}/certificate', { params, body: { pem: sendable.text } })
           : // Raw DER goes as application/pkix-cert, which the route takes as it is.
             api.POST('/api/v1/endpoints/{id}/certificate', {
               params,
               body: { pem: '' },
-              bodySerializer: () => upload.bytes,
+              bodySerializer: () => sendable.bytes,
               headers: { 'Content-Type': 'application/pkix-cert' },
             }),
       (data) => {
         const name = data.certificate.commonName ?? data.certificate.fingerprint;
         const retired = data.retired.length > 0 ? `; ${data.retired.length} earlier certificate(s) moved to history` : '';
         setResult(`Uploaded ${name}: ${LINK_OUTCOME[data.link]}${retired}.`);
-        setUpload({ kind: 'pem', text: '' });
+        setUpload(NO_INPUT);
         onUploaded();
       },
     );
@@ -215,31 +221,34 @@ export function CertificateUpload({ endpointId, onUploaded }: { endpointId: stri
   return (
     <section aria-labelledby="upload-heading">
       <h2 id="upload-heading">Upload a certificate</h2>
-      <form className="card form" onSubmit={(event) => void submit(event)}>
-        <label htmlFor="upload-file">Certificate file (PEM or DER)</label>
-        <input id="upload-file" type="file" accept=".pem,.crt,.cer,.der,.p7b,.p7c,text/plain" onChange={(e) => void readFile(e)} />
+      <form className="card form" aria-labelledby="upload-heading" onSubmit={(event) => void submit(event)} noValidate>
+        <label htmlFor={`${UPLOAD_ID}-file`}>Certificate file (PEM or DER, at most {UPLOAD_LIMIT_MIB} MiB)</label>
+        <input {...field('file')} type="file" accept=".pem,.crt,.cer,.der,.p7b,.p7c,text/plain" onChange={(e) => void pick(e)} />
         {upload.kind === 'der' && <p className="muted">{upload.fileName}: binary (DER), sent as it is.</p>}
-        <label htmlFor="upload-pem">Or paste the PEM</label>
+        <FieldError idPrefix={UPLOAD_ID} field="file" problems={problems} />
+        <label htmlFor={`${UPLOAD_ID}-pem`}>Or paste the PEM</label>
         <textarea
-          id="upload-pem"
+          {...field('pem')}
           className="mono"
           rows={8}
           placeholder="-----BEGIN CERTIFICATE-----"
           value={upload.kind === 'pem' ? upload.text : ''}
           onChange={(e) => setUpload({ kind: 'pem', text: e.target.value })}
         />
-        <label htmlFor="upload-use">Use</label>
-        <select id="upload-use" value={certUse} onChange={(e) => setCertUse(e.target.value as CertUse)}>
+        <FieldError idPrefix={UPLOAD_ID} field="pem" problems={problems} />
+        <label htmlFor={`${UPLOAD_ID}-certUse`}>Use</label>
+        <select {...field('certUse')} value={certUse} onChange={(e) => setCertUse(e.target.value as CertUse)}>
           <option value="manual">manual</option>
           <option value="tls">tls</option>
           <option value="signing">signing</option>
           <option value="encryption">encryption</option>
         </select>
+        <FieldError idPrefix={UPLOAD_ID} field="certUse" problems={problems} />
         <label className="inline">
           <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.target.checked)} />
           Replace the current certificates of this use (they move to history)
         </label>
-        <LoadError message={action.error} />
+        <GeneralProblem problems={problems} />
         <div className="actions">
           <button type="submit" className="primary" disabled={action.busy}>
             {action.busy ? 'Uploading…' : 'Upload certificate'}

@@ -1,17 +1,18 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { api } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { splitList } from '../../ui/comma-list';
 import { CsvButton } from '../../ui/csv-button';
 import { csvRequest } from '../../ui/csv-download';
-import { DateTime, DaysRemaining } from '../../ui/expiry';
+import { DateTime, DaysRemaining, type ExpiryLevel, UrgencyIcon } from '../../ui/expiry';
 import { DaysFilter, ENDPOINT_TYPE_OPTIONS, endpointTypeOf, SelectFilter, TagsFilter } from '../../ui/filter-fields';
 import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui/paged-list';
 import { SortHeader } from '../../ui/sort-header';
 import { useThresholds } from '../../ui/thresholds';
 import { useApiQuery } from '../../ui/use-api-query';
+import '../../ui/card-table.css';
 
 type SortField = 'name' | 'daysRemaining' | 'lastScannedAt' | 'createdAt';
 type Sort = SortField | `-${SortField}`;
@@ -37,23 +38,33 @@ interface EndpointHealthFacts {
 /**
  * One word for an endpoint, expiry before scan state: a certificate that expired, or expires
  * within the largest alert threshold (when the first alert goes out), matters more than whether
- * the last scan worked; "ok" means neither. A failing scan keeps its error in the hover text.
+ * the last scan worked; "ok" means neither. Each has the urgency scale's shape beside its words
+ * (ui/expiry.tsx), so it reads without the colour. A failing scan keeps its error in the hover text.
  */
 export function EndpointHealth({ endpoint, notice }: { endpoint: EndpointHealthFacts; notice: number }) {
   const { soonestNotAfter, daysRemaining } = endpoint;
   if (soonestNotAfter !== null && daysRemaining !== null) {
-    if (Date.parse(soonestNotAfter) <= Date.now()) return <span className="health urgency urgency-expired">Expired</span>;
-    if (daysRemaining <= notice) return <span className="health urgency urgency-critical">Expires within {notice} days</span>;
+    if (Date.parse(soonestNotAfter) <= Date.now()) return <Health level="expired">Expired</Health>;
+    if (daysRemaining <= notice) return <Health level="critical">Expires within {notice} days</Health>;
   }
   if (!endpoint.enabled) return <span className="health muted">Scanning paused</span>;
   if (endpoint.errorSince) {
     return (
-      <span className="health urgency urgency-warning" title={endpoint.lastScanError ?? undefined}>
+      <Health level="warning" title={endpoint.lastScanError ?? undefined}>
         Scan failing
-      </span>
+      </Health>
     );
   }
-  return <span className="health urgency urgency-ok">OK</span>;
+  return <Health level="ok">OK</Health>;
+}
+
+function Health({ level, title, children }: { level: ExpiryLevel; title?: string; children: ReactNode }) {
+  return (
+    <span className={`health urgency urgency-${level}`} title={title}>
+      <UrgencyIcon level={level} />
+      <span>{children}</span>
+    </span>
+  );
 }
 
 /**
@@ -77,6 +88,16 @@ export function EndpointListPage() {
   const [search, setSearch] = useState(q);
   const [tagInput, setTagInput] = useState(tags.join(', '));
   const [withinInput, setWithinInput] = useState(expiresWithin);
+  // On a phone the filters fold behind a button, so the first endpoints show without scrolling.
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const filtersOn = [
+    q !== '',
+    type !== undefined,
+    enabled !== undefined,
+    hasError !== undefined,
+    tags.length > 0,
+    expiresWithin !== '',
+  ].filter(Boolean).length;
   const thresholds = useThresholds();
   const notice = Math.max(...thresholds);
 
@@ -121,7 +142,16 @@ export function EndpointListPage() {
         </div>
       </div>
 
-      <form className="filters" role="search" onSubmit={submitSearch}>
+      <button
+        type="button"
+        className="filters-toggle"
+        aria-expanded={filtersOpen}
+        aria-controls="endpoint-filters"
+        onClick={() => setFiltersOpen(!filtersOpen)}
+      >
+        Filters{filtersOn > 0 ? ` (${filtersOn} on)` : ''}
+      </button>
+      <form id="endpoint-filters" className={filtersOpen ? 'filters' : 'filters folded'} role="search" onSubmit={submitSearch}>
         <div className="field">
           <label htmlFor="filter-q">Search</label>
           <input
@@ -165,7 +195,7 @@ export function EndpointListPage() {
 
       {data && data.items.length > 0 && (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <SortHeader label="Name" field="name" sort={sort} onSort={onSort} />
@@ -181,28 +211,31 @@ export function EndpointListPage() {
             <tbody>
               {data.items.map((endpoint) => (
                 <tr key={endpoint.id}>
-                  <td>
+                  {/* No label: on a phone the name is the card's title. */}
+                  <td className="card-title">
                     <Link to={`/endpoints/${endpoint.id}`}>{endpoint.name}</Link>
                   </td>
-                  <td>
+                  <td data-label="Days remaining">
                     {endpoint.soonestNotAfter !== null && endpoint.daysRemaining !== null ? (
                       <DaysRemaining daysRemaining={endpoint.daysRemaining} notAfter={endpoint.soonestNotAfter} />
                     ) : (
                       <span className="muted">no certificate</span>
                     )}
                   </td>
-                  <td>
+                  <td data-label="Health">
                     <EndpointHealth endpoint={endpoint} notice={notice} />
                   </td>
-                  <td>{endpoint.type}</td>
-                  <td className="mono">
-                    {endpoint.type === 'host' ? `${endpoint.dnsName ?? ''}:${endpoint.port ?? ''}` : (endpoint.metadataUrl ?? '')}
+                  <td data-label="Type">{endpoint.type}</td>
+                  <td data-label="Target">
+                    <span className="mono">
+                      {endpoint.type === 'host' ? `${endpoint.dnsName ?? ''}:${endpoint.port ?? ''}` : (endpoint.metadataUrl ?? '')}
+                    </span>
                   </td>
-                  <td>{endpoint.tags.join(', ')}</td>
-                  <td>
+                  <td data-label="Tags">{endpoint.tags.join(', ')}</td>
+                  <td data-label="Last scanned">
                     <DateTime value={endpoint.lastScannedAt} />
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <DateTime value={endpoint.createdAt} dateOnly />
                   </td>
                 </tr>

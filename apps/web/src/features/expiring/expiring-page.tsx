@@ -10,7 +10,7 @@ import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
 import { useThresholds } from '../../ui/thresholds';
 import { useApiQuery } from '../../ui/use-api-query';
-import './expiring.css';
+import '../../ui/card-table.css';
 
 type CertUse = 'tls' | 'signing' | 'encryption' | 'manual';
 const USES: CertUse[] = ['tls', 'signing', 'encryption', 'manual'];
@@ -92,7 +92,7 @@ export function ExpiringPage() {
 
       {data && data.length > 0 && (
         <div className="table-scroll">
-          <table className="expiring-table">
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Days remaining</th>

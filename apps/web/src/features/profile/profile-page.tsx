@@ -3,6 +3,7 @@ import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
 import { Fact } from '../../ui/facts';
+import * as check from '../../ui/field-checks';
 import { FieldError, fieldProps, GeneralProblem, type Problems, splitProblems } from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
@@ -47,6 +48,17 @@ function Account() {
   );
 }
 
+const SUBSCRIPTION_ID = 'subscription';
+/** PUT /me/tag-subscriptions takes at most this many (docs/api-contract.md section 4). */
+const MAX_SUBSCRIPTIONS = 100;
+
+/** The tag typed to add, checked as the API would: its shape, and room in the list for it. */
+function subscriptionTagProblem(tag: string, current: readonly string[]): string | null {
+  const shape = check.tags([tag]);
+  if (shape !== null || current.includes(tag) || current.length < MAX_SUBSCRIPTIONS) return shape;
+  return `You follow ${MAX_SUBSCRIPTIONS} tags, the most there can be: remove one before adding another.`;
+}
+
 function TagSubscriptions() {
   const { can } = useAuth();
   const subscriptions = useApiQuery('tag-subscriptions', () => api.GET('/api/v1/me/tag-subscriptions'));
@@ -59,12 +71,27 @@ function TagSubscriptions() {
   const [adding, setAdding] = useState('');
   const saving = useAction();
   const [saved, setSaved] = useState(false);
+  // The form's own check of the tag typed, until the next add; otherwise the API's refusal of the list.
+  const [checked, setChecked] = useState<string | null>(null);
+  const refusal = splitProblems<'tags'>(saving.error ?? '', ['tags']);
+  // The API names the list (`tags[1] must be …`): said by the field that adds to it.
+  const problems: Problems<'tag'> = {
+    byField: checked ? { tag: checked } : refusal.byField.tags ? { tag: refusal.byField.tags } : {},
+    general: checked ? null : refusal.general,
+  };
   const current = draft ?? subscriptions.data ?? [];
 
   function add(event: FormEvent) {
     event.preventDefault();
     const tag = adding.trim();
     if (tag === '') return;
+    const found = subscriptionTagProblem(tag, current);
+    setChecked(found);
+    if (found) {
+      saving.clearError();
+      document.getElementById(`${SUBSCRIPTION_ID}-tag`)?.focus();
+      return;
+    }
     if (!current.includes(tag)) setDraft([...current, tag]);
     setAdding('');
     setSaved(false);
@@ -72,6 +99,7 @@ function TagSubscriptions() {
 
   async function save() {
     setSaved(false);
+    setChecked(null);
     await saving.run(
       () => api.PUT('/api/v1/me/tag-subscriptions', { body: current }),
       () => {
@@ -112,10 +140,10 @@ function TagSubscriptions() {
               ))}
             </ul>
           )}
-          <form className="actions" onSubmit={add}>
-            <label htmlFor="subscription-tag">Tag to add</label>
+          <form className="actions" aria-label="Add a tag subscription" onSubmit={add} noValidate>
+            <label htmlFor={`${SUBSCRIPTION_ID}-tag`}>Tag to add (category:value or value)</label>
             <input
-              id="subscription-tag"
+              {...fieldProps(SUBSCRIPTION_ID, 'tag', problems)}
               list="known-tags"
               value={adding}
               autoComplete="off"
@@ -128,13 +156,14 @@ function TagSubscriptions() {
             </datalist>
             <button type="submit">Add tag</button>
           </form>
+          <FieldError idPrefix={SUBSCRIPTION_ID} field="tag" problems={problems} />
           <div className="actions">
             <button type="button" className="primary" disabled={saving.busy || draft === null} onClick={() => void save()}>
               Save subscriptions
             </button>
             {saved && <span role="status">Saved.</span>}
           </div>
-          <LoadError message={saving.error} />
+          <GeneralProblem problems={problems} />
         </>
       )}
     </section>

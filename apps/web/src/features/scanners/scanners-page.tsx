@@ -21,6 +21,7 @@ import { useApiQuery, type ApiResult } from '../../ui/use-api-query';
 import { AgentCommands } from './agent-commands';
 import { ScannerStatus } from './scanner-status';
 import { EditToggle } from '../../ui/edit-toggle';
+import '../../ui/card-table.css';
 
 type Scanner = Schemas['ScannerResponseDto'];
 type Settings = Schemas['CreateScannerDto'];
@@ -96,7 +97,7 @@ export function ScannersPage() {
       {scanners.data && scanners.data.length === 0 && <p className="muted">No scanner.</p>}
       {scanners.data && scanners.data.length > 0 && (
         <div className="table-scroll">
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -112,21 +113,23 @@ export function ScannersPage() {
             <tbody>
               {scanners.data.map((scanner) => (
                 <tr key={scanner.id}>
-                  <td>{scanner.name}</td>
-                  <td>
+                  <td className="card-title">{scanner.name}</td>
+                  <td data-label="Status">
                     <ScannerStatus online={scanner.online} lastUsedAt={scanner.lastUsedAt} />
                   </td>
-                  <td>{scanner.isDefault ? 'Default' : <span className="muted">no</span>}</td>
-                  <td className="mono nowrap">{scanner.scanCronExpression}</td>
-                  <td>{scanner.scanConcurrency}</td>
-                  <td>
+                  <td data-label="Default">{scanner.isDefault ? 'Default' : <span className="muted">no</span>}</td>
+                  <td className="mono nowrap" data-label="Schedule">
+                    {scanner.scanCronExpression}
+                  </td>
+                  <td data-label="Concurrency">{scanner.scanConcurrency}</td>
+                  <td data-label="Last seen">
                     <DateTime value={scanner.lastUsedAt} />
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <DateTime value={scanner.createdAt} />
                   </td>
                   {mayEdit && (
-                    <td>
+                    <td data-label="Actions">
                       <div className="row-actions">
                         <EditToggle
                           name={scanner.name}

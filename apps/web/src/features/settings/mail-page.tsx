@@ -215,17 +215,35 @@ function MailForm({ initial }: { initial: MailSettings }) {
   );
 }
 
-/** A test e-mail: 204 means the SMTP server accepted it; 422 and 502 come with the API's sentence. */
+const TEST_ID = 'mail-test';
+
+/**
+ * A test e-mail: 204 means the SMTP server accepted it; 422 and 502 come with the API's sentence.
+ * A recipient that is no e-mail address is named before anything is sent.
+ */
 function TestMail() {
   const { me, session } = useAuth();
   const own = me?.email ?? session?.user.email ?? '';
   const [to, setTo] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
   const send = useAction();
+  // What the form's own check found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<'to'> | null>(null);
+  // The API's 400 starts with `to`; its 422 (mail off) and 502 (the relay refused) name no field.
+  const problems = checked ?? (send.error ? splitProblems(send.error, ['to'] as const) : noProblems<'to'>());
+  const hint = `${TEST_ID}-to-hint`;
+  const field = fieldProps(TEST_ID, 'to', problems);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setSentTo(null);
+    const found = checkedProblems({ to: check.email(to) });
+    setChecked(found);
+    if (found) {
+      send.clearError();
+      focusFirstProblem(TEST_ID, found, ['to']);
+      return;
+    }
     const recipient = to.trim();
     const ok = await send.run(() => api.POST('/api/v1/settings/mail/test', { body: recipient === '' ? {} : { to: recipient } }));
     if (ok) setSentTo(recipient === '' ? own : recipient);
@@ -234,29 +252,25 @@ function TestMail() {
   return (
     <form className="card form" aria-labelledby="mail-test-heading" onSubmit={(event) => void submit(event)} noValidate>
       <h2 id="mail-test-heading">Send a test e-mail</h2>
-      <label htmlFor="mail-test-to">Recipient</label>
-      <p className="muted hint" id="mail-test-to-hint">
+      <label htmlFor={`${TEST_ID}-to`}>Recipient</label>
+      <p className="muted hint" id={hint}>
         Empty: your own address{own ? ` (${own})` : ''}.
       </p>
       <input
-        id="mail-test-to"
+        {...field}
         type="email"
         value={to}
         placeholder={own}
         autoComplete="email"
-        aria-describedby={['mail-test-to-hint', send.error ? 'mail-test-error' : ''].filter(Boolean).join(' ')}
-        aria-invalid={send.error ? true : undefined}
+        aria-describedby={[hint, field['aria-describedby']].filter(Boolean).join(' ')}
         onChange={(event) => {
           setTo(event.target.value);
           setSentTo(null);
           send.clearError();
         }}
       />
-      {send.error && (
-        <p className="error" id="mail-test-error" role="alert">
-          {send.error}
-        </p>
-      )}
+      <FieldError idPrefix={TEST_ID} field="to" problems={problems} />
+      <GeneralProblem problems={problems} />
       <div className="actions">
         <button type="submit" disabled={send.busy}>
           {send.busy ? 'Sending…' : 'Send a test e-mail'}
