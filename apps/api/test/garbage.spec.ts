@@ -5,7 +5,7 @@ import { MAX_OFFSET } from '../src/common/http/pagination';
 import { IMPORT_TOTAL_LIMIT } from '../src/modules/trust/root-store-import-form';
 import { sendRaw } from './support/raw-upload';
 import { concrete, declaredRoutes, isPublic, registeredRoutes } from './support/routes';
-import { bearer, createScanner, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createScanner, type TestApp, createSignedInTestApp } from './support/test-app';
 
 const MiB = 1024 * 1024;
 
@@ -43,10 +43,7 @@ describe('garbage in every write route', () => {
   let t: TestApp;
   let admin: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await login(t);
-  });
+  beforeAll(async () => ({ t, admin } = await createSignedInTestApp()));
   afterAll(() => t.close());
 
   const counts = async () => {

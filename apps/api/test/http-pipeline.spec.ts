@@ -10,7 +10,7 @@ import { PlainTextExceptionFilter } from '../src/common/http/plain-text-exceptio
 import { JsonLogger } from '../src/common/logging/json-logger';
 import { configureHttpPipeline } from '../src/create-app';
 import { floodUntilCut, repeated, sendRaw } from './support/raw-upload';
-import { bearer, createScanner, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createScanner, type TestApp, createSignedInTestApp } from './support/test-app';
 
 const MiB = 1024 * 1024;
 
@@ -18,10 +18,7 @@ describe('HTTP pipeline', () => {
   let t: TestApp;
   let admin: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await login(t);
-  });
+  beforeAll(async () => ({ t, admin } = await createSignedInTestApp()));
   afterAll(() => t.close());
 
   it('puts X-Request-Id on every response, successes and errors alike', async () => {

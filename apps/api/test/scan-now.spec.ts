@@ -8,7 +8,7 @@ import type { WorkItem } from '@certkeeper/domain/protocol';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DataSource } from 'typeorm';
 import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
-import { bearer, createScanner, createTestApp, createTestDatabase, createUser, login, type TestApp } from './support/test-app';
+import { bearer, createScanner, createTestDatabase, createUser, type TestApp, createSignedInTestApp } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
 import { SwappableTlsServer } from './support/tls-servers';
 import { AGENT, RUN_OUTBOUND_DENY } from './support/agent-process';
@@ -84,10 +84,7 @@ describe('scan now', () => {
   let t: TestApp;
   let admin: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await login(t);
-  });
+  beforeAll(async () => ({ t, admin } = await createSignedInTestApp()));
   afterAll(async () => {
     await t.close();
   });

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { HOUR, MINUTE, SECOND } from './support/fake-clock';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, login, type TestApp, createSignedInTestApp } from './support/test-app';
 
 interface ScannerBody {
   id: string;
@@ -18,10 +18,7 @@ describe('scanners', () => {
   let t: TestApp;
   let admin: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await login(t);
-  });
+  beforeAll(async () => ({ t, admin } = await createSignedInTestApp()));
   afterAll(() => t.close());
 
   const list = async () => (await t.http.get('/api/v1/scanners').set(bearer(admin)).expect(200)).body as ScannerBody[];

@@ -3,7 +3,17 @@ import { DataSource } from 'typeorm';
 import { LoginThrottle } from '../src/modules/sessions/login-throttle';
 import { SignInHousekeeping } from '../src/modules/sessions/sign-in-housekeeping';
 import { MINUTE, SECOND } from './support/fake-clock';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, apiKeySecret, bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  apiKeySecret,
+  bearer,
+  createTestApp,
+  createUser,
+  login,
+  type TestApp,
+  createSignedInTestApp,
+} from './support/test-app';
 
 interface AuditRow {
   actor: string;
@@ -17,10 +27,7 @@ describe('session safety', () => {
   let t: TestApp;
   let admin: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await login(t);
-  });
+  beforeAll(async () => ({ t, admin } = await createSignedInTestApp()));
   afterAll(() => t.close());
 
   const me = (token: string) => t.http.get('/api/v1/me').set(bearer(token));

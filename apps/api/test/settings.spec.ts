@@ -4,16 +4,13 @@ import { freePort } from '../src/common/net/free-port';
 import { smtpTimeouts } from '../src/modules/mail/mailer';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { startTarpit } from './support/tls-servers';
-import { bearer, createTestApp, createUser, login, ADMIN_EMAIL, type TestApp } from './support/test-app';
+import { bearer, createTestApp, createUser, login, ADMIN_EMAIL, type TestApp, createSignedInTestApp } from './support/test-app';
 
 describe('settings', () => {
   let t: TestApp;
   let admin: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await login(t);
-  });
+  beforeAll(async () => ({ t, admin } = await createSignedInTestApp()));
   afterAll(() => t.close());
 
   describe('alert thresholds', () => {

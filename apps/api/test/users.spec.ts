@@ -1,4 +1,13 @@
-import { createTestApp, createUser, bearer, login, ADMIN_EMAIL, ADMIN_PASSWORD, type TestApp } from './support/test-app';
+import {
+  createTestApp,
+  createUser,
+  bearer,
+  login,
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  type TestApp,
+  createSignedInTestApp,
+} from './support/test-app';
 
 interface UserBody {
   id: string;
@@ -14,10 +23,7 @@ describe('users', () => {
   let t: TestApp;
   let admin: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await login(t);
-  });
+  beforeAll(async () => ({ t, admin } = await createSignedInTestApp()));
   afterAll(() => t.close());
 
   it('are created, read, listed, updated and deleted by an administrator', async () => {
