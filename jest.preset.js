@@ -34,6 +34,7 @@ module.exports = {
   moduleNameMapper: {
     '^@certkeeper/domain$': path.join(__dirname, 'libs/domain/src/index.ts'),
     '^@certkeeper/domain/roles$': path.join(__dirname, 'libs/domain/src/roles.ts'),
+    '^@certkeeper/domain/lifetime-thresholds$': path.join(__dirname, 'libs/domain/src/lifetime-thresholds.ts'),
     '^@certkeeper/domain/testing$': path.join(__dirname, 'libs/domain/src/testing.ts'),
     '^@certkeeper/net$': path.join(__dirname, 'libs/net/src/index.ts'),
     '^@certkeeper/net/heap-growth$': path.join(__dirname, 'libs/net/src/heap-growth.ts'),

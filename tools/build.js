@@ -128,6 +128,7 @@ const WEB_OUTPUT = path.join(dist, 'apps/web');
 const WEB_INPUTS = [
   'tools/openapi/client/schema.d.ts',
   'libs/domain/src/roles.ts',
+  'libs/domain/src/lifetime-thresholds.ts',
   'tools/build-web.mjs',
   'package-lock.json',
   path.relative(root, __filename),
