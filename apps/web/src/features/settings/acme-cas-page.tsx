@@ -40,6 +40,13 @@ export function AcmeCasPage() {
 function RenewalInfoSwitch({ saved, mayEdit }: { saved: AlertPolicy; mayEdit: boolean }) {
   const [on, setOn] = useState(saved.renewalInfo);
   const save = useAction();
+  if (!mayEdit)
+    return (
+      <section className="card" aria-labelledby="renewal-info-heading">
+        <h2 id="renewal-info-heading">Renewal information</h2>
+        <p>{on ? 'The CAs below are asked, and ended windows are alerted.' : 'Off: no CA is asked and no renewal is alerted.'}</p>
+      </section>
+    );
   return (
     <section className="card form" aria-labelledby="renewal-info-heading">
       <h2 id="renewal-info-heading">Renewal information</h2>
@@ -47,7 +54,7 @@ function RenewalInfoSwitch({ saved, mayEdit }: { saved: AlertPolicy; mayEdit: bo
         <input
           type="checkbox"
           checked={on}
-          disabled={!mayEdit || save.busy}
+          disabled={save.busy}
           onChange={(event) => {
             const renewalInfo = event.target.checked;
             void save.run(
