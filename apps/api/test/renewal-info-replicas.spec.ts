@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintCertificate } from '@certkeeper/domain/testing';
-import { startAcmeServer, type TestAcmeServer, windowBody } from './support/acme-server';
+import { startAcmeServer, type TestAcmeServer, windowBody } from '@certkeeper/net/testing';
 import { DAY } from './support/fake-clock';
 import { certIdOf, issuingCa } from './support/renewal-info-world';
 import { type RunningService, sharedServiceEnvironment, startService, stopService } from './support/service-process';

@@ -1,5 +1,5 @@
 import { parseOutboundDeny } from '@certkeeper/net';
-import { windowBody } from './support/acme-server';
+import { windowBody } from '@certkeeper/net/testing';
 import { DAY, HOUR, MINUTE } from './support/fake-clock';
 import { certIdOf, fingerprintOf, issuingCa, renewalInfoWorld, type RenewalInfoWorld } from './support/renewal-info-world';
 import { bearer } from './support/test-app';
@@ -77,7 +77,7 @@ describe('ACME renewal information', () => {
     expect((await w.refresh()).counts).toMatchObject({ certificates: 2, requests: 2 });
     // The directory was read once and kept.
     expect(ca.directoryReads).toBe(1);
-  });
+  }, 60_000);
 
   it('clamps Retry-After to 60 s .. 24 h and uses 6 h when absent', async () => {
     w = await renewalInfoWorld();
@@ -95,7 +95,7 @@ describe('ACME renewal information', () => {
     expect(await nextCheck('1')).toBe(60);
     expect(await nextCheck('9999999')).toBe(24 * 3600);
     expect(await nextCheck(undefined)).toBe(6 * 3600);
-  });
+  }, 60_000);
 
   it('sends one renewal_overdue e-mail for an ended window and for one the CA moves into the past, never again', async () => {
     w = await renewalInfoWorld();
@@ -134,7 +134,7 @@ describe('ACME renewal information', () => {
     w.t.clock.advance(6 * HOUR + MINUTE);
     await w.refresh();
     expect(await w.runAlerts()).toEqual({ alertsSent: 0, alreadySent: 2, failed: 0, failures: [] });
-  });
+  }, 60_000);
 
   it('learns the CA of an issuer key id: a CA answering 404 is not asked for it again for 24 hours', async () => {
     w = await renewalInfoWorld();
@@ -167,7 +167,7 @@ describe('ACME renewal information', () => {
     w.t.clock.advance(23 * HOUR);
     await w.refresh();
     expect(other.requests.length).toBe(3);
-  });
+  }, 60_000);
 
   it('a CA past the 10 s deadline costs one deadline, and the next CA answers and is learnt', async () => {
     w = await renewalInfoWorld();
@@ -186,7 +186,7 @@ describe('ACME renewal information', () => {
     expect(slow.requests).toHaveLength(1);
     expect((await renewalInfoOf(w, fingerprintOf(minted)))?.caName).toBe('Our CA');
     expect(w.t.logs.some((line) => line.level === 'warn' && String(line.msg).includes('Slow CA not read this run'))).toBe(true);
-  }, 30_000);
+  }, 60_000);
 
   it('a body over 64 KiB is not read and stores nothing', async () => {
     w = await renewalInfoWorld();
@@ -201,7 +201,7 @@ describe('ACME renewal information', () => {
     // Just under the cap is read.
     huge.reply = () => ({ body: { ...window, padding: 'x'.repeat(60 * 1024) } });
     expect((await w.refresh()).counts).toMatchObject({ windows: 1 });
-  });
+  }, 60_000);
 
   it('OUTBOUND_DENY keeps every request from a denied address', async () => {
     const denied = parseOutboundDeny('127.0.0.0/8');
@@ -212,7 +212,7 @@ describe('ACME renewal information', () => {
     await w.currentCertificate('denied.example.com');
     expect(await w.refresh()).toMatchObject({ outcome: 'succeeded', counts: { requests: 1, failed: 1, windows: 0 } });
     expect([ca.directoryReads, ca.requests.length]).toEqual([0, 0]);
-  });
+  }, 60_000);
 
   it('asks nothing and alerts nothing while the alert policy has renewalInfo off', async () => {
     w = await renewalInfoWorld();
@@ -230,7 +230,7 @@ describe('ACME renewal information', () => {
     expect((await w.refresh()).counts).toMatchObject({ requests: 0 });
     expect(await w.runAlerts()).toMatchObject({ alertsSent: 0 });
     expect(await overdueCount(w)).toBe(0);
-  });
+  }, 60_000);
 });
 
 function utcMinute(instant: Date): string {

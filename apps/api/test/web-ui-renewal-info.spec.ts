@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mintCertificate } from '@certkeeper/domain/testing';
-import { startAcmeServer, type TestAcmeServer, windowBody } from './support/acme-server';
+import { startAcmeServer, type TestAcmeServer, windowBody } from '@certkeeper/net/testing';
 import { DAY } from './support/fake-clock';
 import { issuingCa } from './support/renewal-info-world';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, login } from './support/test-app';

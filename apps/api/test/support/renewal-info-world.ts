@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import * as pkijs from 'pkijs';
 import type { AppConfig } from '../../src/config/app-config';
-import { startAcmeServer, type TestAcmeServer } from './acme-server';
+import { startAcmeServer, type TestAcmeServer } from '@certkeeper/net/testing';
 import { DAY } from './fake-clock';
 import { startSmtpServer, type TestSmtpServer } from './smtp';
 import { bearer, createTestApp, login, type TestApp } from './test-app';
