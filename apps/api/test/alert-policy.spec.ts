@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { DAY, HOUR } from './support/fake-clock';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
-import { bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
+import { bearer, createTestApp, createUser, login, manualEndpointWith, type TestApp } from './support/test-app';
 
 const DEFAULT_POLICY = { lifetimeAware: false, lifetimeFraction: 0.33, renewalInfo: true, supersededAfterHours: 24 };
 
@@ -114,13 +114,7 @@ describe('lifetime-aware thresholds in the alert job', () => {
   async function certificate(name: string, lifetime: number, remaining: number): Promise<void> {
     const notAfter = new Date(Math.floor((t.clock.now().getTime() + remaining * DAY + HOUR) / 1000) * 1000);
     const minted = await mintCertificate({ subject: `CN=${name}`, notBefore: new Date(notAfter.getTime() - lifetime * DAY), notAfter });
-    const created = await t.http.post('/api/v1/endpoints').set(bearer(admin)).send({ name, type: 'manual' }).expect(201);
-    await t.http
-      .post(`/api/v1/endpoints/${(created.body as { id: string }).id}/certificate`)
-      .set(bearer(admin))
-      .set('Content-Type', 'application/x-pem-file')
-      .send(minted.pem)
-      .expect(201);
+    await manualEndpointWith(t, admin, name, minted.pem);
   }
 
   const runAlerts = async () =>

@@ -5,7 +5,14 @@ import { mintCertificate } from '@certkeeper/domain/testing';
 import { startAcmeServer, type TestAcmeServer, windowBody } from '@certkeeper/net/testing';
 import { DAY } from './support/fake-clock';
 import { certIdOf, issuingCa } from './support/renewal-info-world';
-import { type RunningService, sharedServiceEnvironment, startService, stopService } from './support/service-process';
+import {
+  callService,
+  type RunningService,
+  sharedServiceEnvironment,
+  signInToService,
+  startService,
+  stopService,
+} from './support/service-process';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { createTestDatabase } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
@@ -35,12 +42,7 @@ describe('renewal information on two replicas', () => {
     acme = await startAcmeServer();
     const env = sharedServiceEnvironment(databaseUrl(databaseName), ADMIN);
     [a, b] = await Promise.all(['a', 'b'].map((name) => startService({ ...env, DATA_DIR: join(directory, name) })));
-    const login = await fetch(`${a.baseUrl}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    token = ((await login.json()) as { token: string }).token;
+    token = await signInToService(a, ADMIN);
   }, 60_000);
 
   afterAll(async () => {
@@ -51,17 +53,8 @@ describe('renewal information on two replicas', () => {
     await rm(directory, { recursive: true, force: true });
   }, 60_000);
 
-  const call = async (replica: RunningService, method: string, path: string, body?: string, contentType = 'application/json') => {
-    const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body,
-      signal: AbortSignal.timeout(60_000),
-    });
-    const text = await response.text();
-    const json = response.headers.get('content-type')?.startsWith('application/json') ?? false;
-    return { status: response.status, body: json ? (JSON.parse(text) as unknown) : text };
-  };
+  const call = (replica: RunningService, method: string, path: string, body?: string, contentType?: string) =>
+    callService(replica, token, { method, path, body, contentType });
 
   /** Both replicas run the task and the alert job, all at once. */
   const everythingAtOnce = () =>

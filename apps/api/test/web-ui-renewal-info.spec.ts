@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { startAcmeServer, type TestAcmeServer, windowBody } from '@certkeeper/net/testing';
 import { DAY } from './support/fake-clock';
-import { issuingCa } from './support/renewal-info-world';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, login } from './support/test-app';
+import { fingerprintOf, issuingCa } from './support/renewal-info-world';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, login, manualEndpointWith } from './support/test-app';
 import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
 
 const VIEWPORTS = [
@@ -85,20 +84,9 @@ describeWithChromium('short-lived certificates in a browser', () => {
         subject: `CN=overdue-${viewport.name}.example.com`,
         issuer: await issuingCa(`Browser CA ${viewport.name}`),
       });
-      const endpoint = (
-        await t.http
-          .post('/api/v1/endpoints')
-          .set(bearer(admin))
-          .send({ name: `overdue-${viewport.name}`, type: 'manual' })
-      ).body as { id: string };
-      await t.http
-        .post(`/api/v1/endpoints/${endpoint.id}/certificate`)
-        .set(bearer(admin))
-        .set('Content-Type', 'application/x-pem-file')
-        .send(minted.pem)
-        .expect(201);
+      await manualEndpointWith(t, admin, `overdue-${viewport.name}`, minted.pem);
       await t.http.post('/api/v1/maintenance/tasks/refresh-renewal-info/run').set(bearer(admin)).expect(200);
-      await page.goto(`/certificates/${createHash('sha256').update(minted.der).digest('hex')}`);
+      await page.goto(`/certificates/${fingerprintOf(minted)}`);
       const renewal = page.getByRole('definition').filter({ hasText: 'ended: renew now' });
       await renewal.waitFor();
       expect(await renewal.getByRole('link', { name: 'Why (from Local CA)' }).getAttribute('href')).toBe('https://ca.example/incident');

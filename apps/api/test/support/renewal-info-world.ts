@@ -5,7 +5,7 @@ import type { AppConfig } from '../../src/config/app-config';
 import { startAcmeServer, type TestAcmeServer } from '@certkeeper/net/testing';
 import { DAY } from './fake-clock';
 import { startSmtpServer, type TestSmtpServer } from './smtp';
-import { bearer, createTestApp, login, type TestApp } from './test-app';
+import { bearer, createTestApp, login, manualEndpointWith, type TestApp } from './test-app';
 
 export interface AlertTotals {
   alertsSent: number;
@@ -72,14 +72,7 @@ export async function renewalInfoWorld(overrides: Partial<AppConfig> = {}): Prom
         notBefore: new Date(notAfter.getTime() - 90 * DAY),
         notAfter,
       });
-      const session = await token();
-      const created = await t.http.post('/api/v1/endpoints').set(bearer(session)).send({ name, type: 'manual' }).expect(201);
-      await t.http
-        .post(`/api/v1/endpoints/${(created.body as { id: string }).id}/certificate`)
-        .set(bearer(session))
-        .set('Content-Type', 'application/x-pem-file')
-        .send(minted.pem)
-        .expect(201);
+      await manualEndpointWith(t, await token(), name, minted.pem);
       return minted;
     },
     refresh: async () =>
