@@ -53,6 +53,7 @@ describe('parseRenewalInfo', () => {
     ['no window', '{}'],
     ['a date without a time', JSON.stringify({ suggestedWindow: { start: '2025-01-02', end: window.end } })],
     ['an end before the start', JSON.stringify({ suggestedWindow: { start: window.end, end: window.start } })],
+    ['an end equal to the start', JSON.stringify({ suggestedWindow: { start: window.start, end: window.start } })],
   ])('says why %s is unusable', (_label, body) => {
     expect(parseRenewalInfo(body)).toEqual({ problem: expect.any(String) });
   });

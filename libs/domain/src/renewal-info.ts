@@ -45,8 +45,8 @@ export function directoryRenewalInfo(body: string): string | null {
 
 /**
  * The window of a renewalInfo response `{ suggestedWindow: { start, end }, explanationURL? }`, or a
- * sentence saying why it is unusable: RFC 9773 has the client treat a window whose end is before
- * its start as invalid.
+ * sentence saying why it is unusable: RFC 9773 (section 4.2) has the client treat a window whose
+ * end equals or precedes its start as no answer at all.
  */
 export function parseRenewalInfo(body: string): RenewalWindow | { problem: string } {
   const info = parseJsonObject(body);
@@ -57,7 +57,7 @@ export function parseRenewalInfo(body: string): RenewalWindow | { problem: strin
   const startAt = timestamp(start);
   const endAt = timestamp(end);
   if (startAt === null || endAt === null) return { problem: 'the suggested window needs start and end timestamps' };
-  if (endAt.getTime() < startAt.getTime()) return { problem: 'the suggested window ends before it starts' };
+  if (endAt.getTime() <= startAt.getTime()) return { problem: 'the suggested window does not end after it starts' };
   const explanation = info.explanationURL;
   const explanationUrl =
     typeof explanation === 'string' && explanation.length <= LONGEST_EXPLANATION_URL && isHttpUrl(explanation) ? explanation : null;
