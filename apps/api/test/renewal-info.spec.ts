@@ -188,19 +188,21 @@ describe('ACME renewal information', () => {
     expect(w.t.logs.some((line) => line.level === 'warn' && String(line.msg).includes('Slow CA not read this run'))).toBe(true);
   }, 60_000);
 
-  it('a body over 64 KiB is not read and stores nothing', async () => {
+  it('a body over 64 KiB is not read and stores nothing; the CA is not asked again in that run', async () => {
     w = await renewalInfoWorld();
     const huge = await w.acmeServer();
     const window = windowBody(new Date(), new Date(Date.now() + DAY)) as Record<string, unknown>;
     huge.reply = () => ({ body: { ...window, padding: 'x'.repeat(70 * 1024) } });
     await w.useCas([{ name: 'Huge CA', server: huge }]);
     const minted = await w.currentCertificate('huge.example.com');
-    expect((await w.refresh()).counts).toEqual({ certificates: 1, requests: 1, windows: 0, notThisCa: 0, failed: 1 });
+    await w.currentCertificate('huge-2.example.com');
+    await w.currentCertificate('huge-3.example.com');
+    expect((await w.refresh()).counts).toEqual({ certificates: 3, requests: 1, windows: 0, notThisCa: 0, failed: 1 });
     expect(await renewalInfoOf(w, fingerprintOf(minted))).toBeNull();
 
-    // Just under the cap is read.
+    // Just under the cap is read, on the next run.
     huge.reply = () => ({ body: { ...window, padding: 'x'.repeat(60 * 1024) } });
-    expect((await w.refresh()).counts).toMatchObject({ windows: 1 });
+    expect((await w.refresh()).counts).toMatchObject({ requests: 3, windows: 3 });
   }, 60_000);
 
   it('OUTBOUND_DENY keeps every request from a denied address', async () => {
