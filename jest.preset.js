@@ -41,6 +41,7 @@ module.exports = {
     '^@certkeeper/domain/protocol$': path.join(__dirname, 'libs/domain/src/scanner-protocol.ts'),
     '^@certkeeper/domain/discovery$': path.join(__dirname, 'libs/domain/src/discovery/index.ts'),
     '^@certkeeper/domain/roles$': path.join(__dirname, 'libs/domain/src/roles.ts'),
+    '^@certkeeper/domain/lifetime-thresholds$': path.join(__dirname, 'libs/domain/src/lifetime-thresholds.ts'),
     '^@certkeeper/domain/testing$': path.join(__dirname, 'libs/domain/testing/index.ts'),
     '^@certkeeper/net$': path.join(__dirname, 'libs/net/src/index.ts'),
     '^@certkeeper/net/heap-growth$': path.join(__dirname, 'libs/net/src/heap-growth.ts'),

@@ -12,8 +12,13 @@ await build({
   configFile: false,
   logLevel: 'warn',
   plugins: [react()],
-  // The one runtime import from outside apps/web: the role table shared with the API.
-  resolve: { alias: { '@certkeeper/domain/roles': fileURLToPath(new URL('../libs/domain/src/roles.ts', import.meta.url)) } },
+  // The runtime imports from outside apps/web: the role table and the lifetime-aware threshold rule shared with the API.
+  resolve: {
+    alias: {
+      '@certkeeper/domain/roles': fileURLToPath(new URL('../libs/domain/src/roles.ts', import.meta.url)),
+      '@certkeeper/domain/lifetime-thresholds': fileURLToPath(new URL('../libs/domain/src/lifetime-thresholds.ts', import.meta.url)),
+    },
+  },
   build: {
     outDir,
     emptyOutDir: true,

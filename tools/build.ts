@@ -140,6 +140,7 @@ const WEB_OUTPUT = path.join(dist, 'apps/web');
 const WEB_INPUTS = [
   'libs/api-client/src/schema.d.ts',
   'libs/domain/src/roles.ts',
+  'libs/domain/src/lifetime-thresholds.ts',
   'tools/build-web.mjs',
   'package-lock.json',
   path.relative(root, __filename),

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DAY } from './support/fake-clock';
-import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
+import {
+  callService,
+  type RunningService,
+  sharedServiceEnvironment,
+  signInToService,
+  startService,
+  stopService,
+} from './support/service-process';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { createTestDatabase } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
@@ -38,12 +45,7 @@ describe('the alert job on two replicas', () => {
       ...sharedServiceEnvironment(databaseUrl(databaseName), ADMIN),
     };
     [a, b] = await Promise.all(['a', 'b'].map((name) => startService({ ...env, DATA_DIR: join(directory, name) })));
-    const login = await fetch(`${a.baseUrl}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    token = ((await login.json()) as { token: string }).token;
+    token = await signInToService(a, ADMIN);
   }, 60_000);
 
   afterAll(async () => {
@@ -53,16 +55,8 @@ describe('the alert job on two replicas', () => {
     await rm(directory, { recursive: true, force: true });
   }, 60_000);
 
-  const call = async (replica: RunningService, method: string, path: string, body?: string, contentType = 'application/json') => {
-    const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body,
-      signal: AbortSignal.timeout(120_000),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
-  };
+  const call = (replica: RunningService, method: string, path: string, body?: string, contentType?: string) =>
+    callService(replica, token, { method, path, body, contentType, timeoutMs: 120_000 });
 
   /** Mail through `smtp`; the first administrator (notify on) is the one recipient. */
   async function sendMailTo(smtp: TestSmtpServer): Promise<void> {

@@ -9,7 +9,7 @@ import { AlertsScheduler } from '../src/modules/alerts/alerts.scheduler';
 import { AlertsService } from '../src/modules/alerts/alerts.service';
 import { DAY, HOUR } from './support/fake-clock';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
-import { bearer, createTestApp, createUser, login, ADMIN_EMAIL, type TestApp } from './support/test-app';
+import { bearer, createTestApp, createUser, login, manualEndpointWith, ADMIN_EMAIL, type TestApp } from './support/test-app';
 
 interface Totals {
   alertsSent: number;
@@ -51,18 +51,7 @@ async function alertWorld(overrides: Partial<AppConfig> = {}): Promise<{
       const notAfter = new Date(Math.floor((t.clock.now().getTime() + days * DAY + HOUR) / 1000) * 1000);
       return mintCertificate({ subject: `CN=${cn}`, notBefore: new Date(notAfter.getTime() - 400 * DAY), notAfter });
     },
-    onEndpoint: async (name, minted, tags = []) => {
-      const id = (
-        (await t.http.post('/api/v1/endpoints').set(bearer(admin)).send({ name, type: 'manual', tags }).expect(201)).body as { id: string }
-      ).id;
-      await t.http
-        .post(`/api/v1/endpoints/${id}/certificate`)
-        .set(bearer(admin))
-        .set('Content-Type', 'application/x-pem-file')
-        .send(minted.pem)
-        .expect(201);
-      return id;
-    },
+    onEndpoint: (name, minted, tags = []) => manualEndpointWith(t, admin, name, minted.pem, tags),
     // A fresh session each time: tests move the clock by days, past the JWT lifetime.
     run: async () =>
       (

@@ -18,6 +18,7 @@ interface Dashboard {
     activeCertificates: number;
     expired: number;
     expiringWithin: { days: number; count: number }[];
+    renewalOverdue: number;
   };
   errorEndpoints: { id: string; name: string; type: string; errorSince: string; lastScanError: string | null }[];
   expiringCertificates: {
@@ -134,6 +135,16 @@ describe('GET /api/v1/dashboard', () => {
 
     const e8 = await createEndpoint('E8', { name: 'hotel', dnsName: 'hotel.dashboard.test', tags: [B] });
     await scanOk(e8, [await mint('C8', 200 * DAY + HOUR)], at(-48 * HOUR));
+
+    // Renewal windows their CAs gave: C1's (tag A) and C4's (tag B) have ended, C8's (tag B) has not.
+    const windowEnds = { C1: at(-HOUR), C4: at(-DAY), C8: at(DAY) };
+    for (const [key, end] of Object.entries(windowEnds)) {
+      await t.app.get(DataSource).query(
+        `INSERT INTO renewal_info (fingerprint, ca_name, window_start, window_end, checked_at, next_check_at)
+         VALUES ($1, 'Test CA', $2, $3, $4, $4)`,
+        [fingerprints[key], new Date(end.getTime() - DAY), end, now],
+      );
+    }
   });
   afterAll(() => t.close());
 
@@ -158,6 +169,7 @@ describe('GET /api/v1/dashboard', () => {
         { days: 7, count: 1 },
         { days: 1, count: 0 },
       ],
+      renewalOverdue: 2,
     },
     errorEndpoints: [
       { id: ids.E2, name: 'bravo', type: 'host', errorSince: at(-72 * HOUR).toISOString(), lastScanError: 'connection refused' },
@@ -209,6 +221,7 @@ describe('GET /api/v1/dashboard', () => {
           { days: 7, count: 1 },
           { days: 1, count: 0 },
         ],
+        renewalOverdue: 1,
       },
       errorEndpoints: [everything().errorEndpoints[0]],
       expiringCertificates: [expiringRow('E2', 'C2', -2), expiringRow('E1', 'C1', 5), expiringRow('E5', 'C5', 30)],
@@ -234,6 +247,7 @@ describe('GET /api/v1/dashboard', () => {
         { days: 7, count: 0 },
         { days: 1, count: 0 },
       ],
+      renewalOverdue: 1,
     });
     expect(b.errorEndpoints).toEqual([]);
     expect(b.staleScans).toEqual([]);

@@ -66,6 +66,7 @@ describe('maintenance', () => {
         ['purge-history', 'succeeded'],
         ['prune-certificates', 'succeeded'],
         ['purge-alert-records', null],
+        ['refresh-renewal-info', null],
       ]);
       const audit = (await t.http.get('/api/v1/audit').query({ action: 'maintenance:prune-certificates' }).set(bearer(admin)).expect(200))
         .body as { totalCount: number };

@@ -138,9 +138,13 @@ describe('OpenAPI description', () => {
     expect(names).not.toContain('cert_use');
   });
 
-  it('types every whole number as an integer: only the long poll takes fractional seconds', () => {
+  it('types every whole number as an integer: only the long poll’s seconds and the lifetime fraction are fractional', () => {
     const numbers = [...schemasIn(document)].filter(({ schema }) => schema.type === 'number').map(({ at }) => at);
-    expect(numbers).toEqual(['/paths//api/v1/scanner/work/get/parameters/1/schema']);
+    expect(numbers).toEqual([
+      '/components/schemas/AlertPolicyDto/properties/lifetimeFraction',
+      '/components/schemas/UpdateAlertPolicyDto/properties/lifetimeFraction',
+      '/paths//api/v1/scanner/work/get/parameters/1/schema',
+    ]);
     expect(document.paths['/api/v1/scanner/work'].get.parameters?.[1].name).toBe('wait');
     const integers = [...schemasIn(document)].filter(({ schema }) => schema.type === 'integer');
     for (const { at, schema } of integers)

@@ -263,6 +263,7 @@ describe('settings', () => {
       expect(templates.map((x) => [x.eventType, x.channel, x.isCustom])).toEqual([
         ['cert_expiring', 'email', false],
         ['cert_expired', 'email', false],
+        ['renewal_overdue', 'email', false],
       ]);
       expect(templates[0].variables).toEqual(['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint']);
       expect(templates[1].variables).not.toContain('DaysRemaining');

@@ -164,6 +164,7 @@ describeWithChromium('the web interface on any screen size, in both colour schem
     { name: 'settings-templates', path: () => '/settings/templates', ready: 'heading:Notification templates' },
     { name: 'settings-oidc', path: () => '/settings/oidc', ready: 'heading:Sign-in with OpenID Connect' },
     { name: 'settings-root-stores', path: () => '/settings/root-stores', ready: 'heading:Root stores' },
+    { name: 'settings-acme-cas', path: () => '/settings/acme-cas', ready: 'heading:ACME CAs' },
     { name: 'settings-maintenance', path: () => '/settings/maintenance', ready: 'heading:Maintenance' },
     { name: 'users', path: () => '/users', ready: 'heading:Users' },
     { name: 'user-new', path: () => '/users/new', ready: 'heading:New user' },

@@ -373,6 +373,7 @@ describeWithChromium('the Settings screens in a browser', () => {
       ['Templates', 'Notification templates'],
       ['Sign-in (OIDC)', 'Sign-in with OpenID Connect'],
       ['Root stores', 'Root stores'],
+      ['ACME CAs', 'ACME CAs'],
       ['Maintenance', 'Maintenance'],
     ];
     for (const [tab, heading] of screens) {

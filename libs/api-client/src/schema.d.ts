@@ -741,7 +741,7 @@ export interface paths {
         };
         /**
          * List maintenance tasks
-         * @description Needs `settings:view`. The four tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), each with its schedule (cron, UTC), the time, outcome and counts of its last run, and whether a run is going now (on any replica).
+         * @description Needs `settings:view`. The nightly tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), then the hourly refresh-renewal-info, each with its schedule (cron, UTC), the time, outcome and counts of its last run, and whether a run is going now (on any replica).
          */
         get: operations["listMaintenanceTasks"];
         put?: never;
@@ -893,7 +893,7 @@ export interface paths {
         };
         /**
          * List notification templates
-         * @description Needs `settings:view`. One row per event type (`cert_expiring`, `cert_expired`) and channel (`email`): the subject and body in effect, whether they are a custom override, and the variables they may use.
+         * @description Needs `settings:view`. One row per event type (`cert_expiring`, `cert_expired`, `renewal_overdue`) and channel (`email`): the subject and body in effect, whether they are a custom override, and the variables they may use.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -1228,6 +1228,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/acme-cas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the ACME CAs asked for renewal information
+         * @description Needs `settings:view`. In the order they are tried for an issuer not yet known; Let's Encrypt and Google Trust Services until configured.
+         */
+        get: operations["getAcmeCas"];
+        /**
+         * Replace the ACME CAs asked for renewal information
+         * @description Needs `settings:edit`. A JSON array of at most 20 `{ name, directoryUrl }`: names unique (ignoring case), directories http or https URLs; anything else is 400. An empty array asks no CA. The refresh-renewal-info maintenance task reads each CA's directory for its renewalInfo URL (RFC 9773).
+         */
+        put: operations["replaceAcmeCas"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/alert-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the alert policy
+         * @description Needs `settings:view`. How alerts fit short-lived certificates (docs/api-contract.md section 15): lifetime-aware thresholds, renewal information from the ACME CAs, and how long a stored renewal may stay undeployed.
+         */
+        get: operations["getAlertPolicy"];
+        /**
+         * Change the alert policy
+         * @description Needs `settings:edit`. A field left out keeps its stored value. `lifetimeFraction` 0.05 to 0.9, `supersededAfterHours` an integer from 0 to 720; anything else, and any other property, is 400. With `lifetimeAware`, a threshold t applies to a certificate of lifetime L days as min(t, ceil(L × lifetimeFraction)); the expiring list, the dashboard and the calendar keep plain days.
+         */
+        put: operations["replaceAlertPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/settings/alert-thresholds": {
         parameters: {
             query?: never;
@@ -1416,6 +1464,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcmeCaDto: {
+            /**
+             * Format: uri
+             * @example https://acme-v02.api.letsencrypt.org/directory
+             */
+            directoryUrl: string;
+            /** @example Let's Encrypt */
+            name: string;
+        };
         ActiveCertificateDto: {
             /** @enum {string} */
             certUse: "tls" | "signing" | "encryption" | "manual";
@@ -1457,6 +1514,29 @@ export interface components {
              * @description The reply code the relay answered with (550), when it answered with one.
              */
             replyCode: number | null;
+        };
+        AlertPolicyDto: {
+            /**
+             * @description Thresholds shrink to a fraction of each certificate’s lifetime.
+             * @default false
+             */
+            lifetimeAware: boolean;
+            /**
+             * @description With lifetimeAware: a threshold t applies as min(t, ceil(lifetime × this)).
+             * @default 0.33
+             */
+            lifetimeFraction: number;
+            /**
+             * @description Ask the ACME CAs for renewal information (RFC 9773) and alert when a suggested window has ended.
+             * @default true
+             */
+            renewalInfo: boolean;
+            /**
+             * Format: int32
+             * @description Hours a stored renewal may stay undeployed.
+             * @default 24
+             */
+            supersededAfterHours: number;
         };
         AlertRunTotalsDto: {
             /** Format: int32 */
@@ -1596,6 +1676,8 @@ export interface components {
             /** Format: int32 */
             pathLength: number | null;
             pem: string;
+            /** @description The suggested renewal window its ACME CA gave, or null when none was read (docs/api-contract.md section 15). */
+            renewalInfo: components["schemas"]["RenewalInfoDto"] | null;
             sans: string[];
             selfSigned: boolean;
             /** @description Lower-case hex. */
@@ -1753,6 +1835,11 @@ export interface components {
             expired: number;
             /** @description One entry per configured alert threshold, largest first. */
             expiringWithin: components["schemas"]["ExpiringWithinDto"][];
+            /**
+             * Format: int32
+             * @description Current certificates whose ACME CA's suggested renewal window has ended (0 while the alert policy's renewalInfo is off).
+             */
+            renewalOverdue: number;
             /**
              * Format: int32
              * @description Endpoints whose scans are stale (the staleScans panel in full).
@@ -2219,7 +2306,7 @@ export interface components {
             /** Format: date-time */
             lastRunAt: string | null;
             /** @enum {string} */
-            name: "refresh-root-stores" | "purge-history" | "prune-certificates" | "purge-alert-records";
+            name: "refresh-root-stores" | "purge-history" | "prune-certificates" | "purge-alert-records" | "refresh-renewal-info";
             /** @description Whether a run of the task is going now, on this or another replica. */
             running: boolean;
             /** @description Cron expression (UTC). */
@@ -2409,6 +2496,29 @@ export interface components {
             scannerId?: string;
             /** @default [] */
             tags: string[];
+        };
+        RenewalInfoDto: {
+            /** @description The configured ACME CA that answered. */
+            caName: string;
+            /** Format: date-time */
+            checkedAt: string;
+            /**
+             * Format: uri
+             * @description The CA's page on why (http or https only).
+             */
+            explanationUrl: string | null;
+            /**
+             * Format: date-time
+             * @description Not asked again before this (the Retry-After of the answer).
+             */
+            nextCheckAt: string;
+            /**
+             * Format: date-time
+             * @description Once past, the certificate is overdue for renewal (event renewal_overdue).
+             */
+            windowEnd: string;
+            /** Format: date-time */
+            windowStart: string;
         };
         ResultOutcomeDto: {
             /**
@@ -2699,7 +2809,7 @@ export interface components {
             /** @enum {string} */
             channel: "email";
             /** @enum {string} */
-            eventType: "cert_expiring" | "cert_expired";
+            eventType: "cert_expiring" | "cert_expired" | "renewal_overdue";
             /** @description false: the built-in default applies. */
             isCustom: boolean;
             subject: string;
@@ -2733,6 +2843,13 @@ export interface components {
             supported: boolean;
             /** @enum {string} */
             version: "SSLv3" | "TLSv1.0" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
+        };
+        UpdateAlertPolicyDto: {
+            lifetimeAware?: boolean;
+            lifetimeFraction?: number;
+            renewalInfo?: boolean;
+            /** Format: int32 */
+            supersededAfterHours?: number;
         };
         UpdateMailSettingsDto: {
             /**
@@ -9805,6 +9922,340 @@ export interface operations {
             };
             /** @description The caller's role lacks certs:view, or the token is a scanner token. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getAcmeCas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeCaDto"][];
+                };
+            };
+            /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    replaceAcmeCas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcmeCaDto"][];
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeCaDto"][];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getAlertPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPolicyDto"];
+                };
+            };
+            /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    replaceAlertPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAlertPolicyDto"];
+            };
+        };
+        responses: {
+            /** @description The whole policy as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPolicyDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -10,6 +10,8 @@ export * from './tls';
 export * from './concurrency';
 export * from './alert-bucket';
 export * from './alert-policy';
+export * from './lifetime-thresholds';
+export * from './renewal-info';
 export * from './notification-events';
 export * from './tags';
 export * from './templates';

@@ -1,3 +1,4 @@
+import { DEFAULT_ALERT_POLICY } from './alert-policy';
 import { dueEvents } from './notification-events';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,11 +15,66 @@ describe('dueEvents', () => {
     ['at its notAfter', 0, [{ eventType: 'cert_expired', bucket: 0 }]],
     ['a year after its notAfter', -365 * DAY_MS, [{ eventType: 'cert_expired', bucket: 0 }]],
   ])('a certificate %s calls for %j', (_label, ms, expected) => {
-    expect(dueEvents(expiringIn(ms), { now, thresholds })).toEqual(expected);
+    expect(dueEvents(expiringIn(ms), { now, thresholds, policy: DEFAULT_ALERT_POLICY })).toEqual(expected);
   });
 
   it('never calls for both expiry events at once', () => {
     for (const ms of [-DAY_MS, -1, 0, 1, DAY_MS, 40 * DAY_MS])
-      expect(dueEvents(expiringIn(ms), { now, thresholds }).length).toBeLessThanOrEqual(1);
+      expect(dueEvents(expiringIn(ms), { now, thresholds, policy: DEFAULT_ALERT_POLICY }).length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('lifetime-aware cert_expiring', () => {
+  const issuedDaysBefore = (lifetime: number, remainingMs: number) => {
+    const notAfter = new Date(now.getTime() + remainingMs);
+    return { fingerprint: 'f'.repeat(64), notAfter, notBefore: new Date(notAfter.getTime() - lifetime * DAY_MS) };
+  };
+  const aware = { ...DEFAULT_ALERT_POLICY, lifetimeAware: true };
+
+  it('records the effective threshold as the bucket: a 47-day certificate 15 days out is in the 16 bucket', () => {
+    expect(dueEvents(issuedDaysBefore(47, 15 * DAY_MS + 1), { now, thresholds, policy: aware })).toEqual([
+      { eventType: 'cert_expiring', bucket: 16 },
+    ]);
+  });
+
+  it('sends nothing for a 6-day certificate 5 days out, which plain thresholds would (bucket 7)', () => {
+    const facts = issuedDaysBefore(6, 5 * DAY_MS + 1);
+    expect(dueEvents(facts, { now, thresholds, policy: aware })).toEqual([]);
+    expect(dueEvents(facts, { now, thresholds, policy: DEFAULT_ALERT_POLICY })).toEqual([{ eventType: 'cert_expiring', bucket: 7 }]);
+  });
+
+  it('keeps the plain thresholds for a certificate whose notBefore is not known', () => {
+    expect(dueEvents(expiringIn(5 * DAY_MS + 1), { now, thresholds, policy: aware })).toEqual([{ eventType: 'cert_expiring', bucket: 7 }]);
+  });
+});
+
+describe('renewal_overdue', () => {
+  const withWindow = (endMs: number, explanationUrl: string | null = 'https://ca.example/why') => ({
+    fingerprint: 'f'.repeat(64),
+    notAfter: new Date(now.getTime() + 40 * DAY_MS),
+    renewalWindow: { start: new Date(now.getTime() + endMs - DAY_MS), end: new Date(now.getTime() + endMs), explanationUrl },
+  });
+  const context = { now, thresholds, policy: DEFAULT_ALERT_POLICY };
+
+  it('is due once the window has ended, in bucket 0, with the window and the explanation', () => {
+    expect(dueEvents(withWindow(0), context)).toEqual([
+      {
+        eventType: 'renewal_overdue',
+        bucket: 0,
+        values: { WindowStart: '2026-05-31 12:00 UTC', WindowEnd: '2026-06-01 12:00 UTC', ExplanationURL: 'https://ca.example/why' },
+      },
+    ]);
+  });
+
+  it('is not due while the window is open or ahead', () => {
+    expect(dueEvents(withWindow(1), context)).toEqual([]);
+  });
+
+  it('is not due when the policy does not use renewal information', () => {
+    expect(dueEvents(withWindow(-DAY_MS), { ...context, policy: { ...DEFAULT_ALERT_POLICY, renewalInfo: false } })).toEqual([]);
+  });
+
+  it('gives an empty ExplanationURL when the CA gave none', () => {
+    expect(dueEvents(withWindow(-1, null), context)[0].values?.ExplanationURL).toBe('');
   });
 });

@@ -1,5 +1,8 @@
 import { alertBucket, EXPIRED_THRESHOLD } from './alert-bucket';
+import type { AlertPolicy } from './alert-policy';
 import { daysRemaining, isExpired } from './expiry';
+import { lifetimeDays, lifetimeThresholds } from './lifetime-thresholds';
+import type { RenewalWindow } from './renewal-info';
 import { EVENT_TYPES, type EventType, type TemplateValues } from './templates/event-types';
 
 /**
@@ -10,12 +13,17 @@ import { EVENT_TYPES, type EventType, type TemplateValues } from './templates/ev
 export interface CertificateFacts {
   fingerprint: string;
   notAfter: Date;
+  /** Lifetime-aware thresholds read it (docs/api-contract.md section 15); without it the plain thresholds apply. */
+  notBefore?: Date;
+  /** The CA's suggested renewal window (RFC 9773), when one was fetched. */
+  renewalWindow?: RenewalWindow;
 }
 
-/** What every source is evaluated against: the clock and the configured alert thresholds. */
+/** What every source is evaluated against: the clock, the configured alert thresholds and the alert policy. */
 export interface EventContext {
   now: Date;
   thresholds: readonly number[];
+  policy: AlertPolicy;
 }
 
 /** A source's answer when its event is due: the bucket, and the values only this event's templates use. */
@@ -43,13 +51,35 @@ export type EventSource = (facts: CertificateFacts, context: EventContext) => So
  * when the facts it reads are new.
  */
 export const EVENT_SOURCES: Readonly<Record<EventType, EventSource>> = Object.freeze({
-  cert_expiring: ({ notAfter }, { now, thresholds }) => {
+  cert_expiring: ({ notAfter, notBefore }, { now, thresholds, policy }) => {
     if (isExpired(notAfter, now)) return null;
-    const bucket = alertBucket(daysRemaining(notAfter, now), false, thresholds);
+    const applying =
+      policy.lifetimeAware && notBefore
+        ? lifetimeThresholds(thresholds, lifetimeDays(notBefore, notAfter), policy.lifetimeFraction)
+        : thresholds;
+    const bucket = alertBucket(daysRemaining(notAfter, now), false, applying);
     return bucket ? { bucket: bucket.threshold } : null;
   },
   cert_expired: ({ notAfter }, { now }) => (isExpired(notAfter, now) ? { bucket: EXPIRED_THRESHOLD } : null),
+
+  // Once per (recipient, fingerprint): a window a CA moves again after it ended is not news.
+  renewal_overdue: ({ renewalWindow }, { now, policy }) => {
+    if (!policy.renewalInfo || !renewalWindow || renewalWindow.end.getTime() > now.getTime()) return null;
+    return {
+      bucket: 0,
+      values: {
+        WindowStart: alertTime(renewalWindow.start),
+        WindowEnd: alertTime(renewalWindow.end),
+        ExplanationURL: renewalWindow.explanationUrl ?? '',
+      },
+    };
+  },
 });
+
+/** How notifications write an instant: `2026-12-01 14:30 UTC`. */
+export function alertTime(instant: Date): string {
+  return `${instant.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
 
 /** The events the certificate calls for now, in the order of the event-type list. */
 export function dueEvents(facts: CertificateFacts, context: EventContext): DueEvent[] {

@@ -38,14 +38,21 @@ function guardDenying(raw: string, resolver?: Resolver): OutboundGuard {
 }
 
 describe('boundedFetch over http', () => {
-  it('returns the body, the final URL and the peer, asking for no compression', async () => {
+  it('returns the body, the final URL, the peer and the response headers, asking for no compression', async () => {
     let headers: IncomingMessage['headers'] = {};
     const url = await serve((req, res) => {
       headers = req.headers;
+      res.setHeader('retry-after', '120');
       res.end('whole body');
     });
     const result = await fetch(`${url}/doc`, { headers: { 'user-agent': 'test-agent', 'accept-encoding': 'gzip' } });
-    expect(result).toEqual({ ok: true, body: Buffer.from('whole body'), finalUrl: `${url}/doc`, remoteAddress: '127.0.0.1' });
+    expect(result).toEqual({
+      ok: true,
+      body: Buffer.from('whole body'),
+      finalUrl: `${url}/doc`,
+      remoteAddress: '127.0.0.1',
+      headers: expect.objectContaining({ 'retry-after': '120' }),
+    });
     expect(headers).toMatchObject({ 'user-agent': 'test-agent', 'accept-encoding': 'identity' });
   });
 
@@ -170,6 +177,7 @@ describe('boundedFetch of a file (allowFile)', () => {
       body: Buffer.from('a,b\n'),
       finalUrl: url,
       remoteAddress: null,
+      headers: {},
     });
     await expect(fetch(url, { allowFile: true, maxBytes: 3 })).resolves.toMatchObject({ ok: false, failure: { kind: 'too-large' } });
   });

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
+import { type IncomingHttpHeaders, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,8 @@ export type BoundedFetchResult =
       finalUrl: string;
       /** The remote end of the last hop's connection; null for a file. */
       remoteAddress: string | null;
+      /** The last hop's response headers (Retry-After, for one); empty for a file. */
+      headers: IncomingHttpHeaders;
     }
   /** `finalUrl`: the address whose request failed (the one redirecting, for a refused redirect); null when the start address was unusable. */
   | { ok: false; failure: BoundedFetchFailure; finalUrl: string | null };
@@ -75,7 +77,10 @@ const HTTP_PROTOCOLS = new Set(['http:', 'https:']);
 // setTimeout fires at once for anything longer (about 24.8 days).
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-type Hop = { kind: 'body'; body: Buffer; remoteAddress: string | null } | { kind: 'redirect'; location: string | undefined } | Failed;
+type Hop =
+  | { kind: 'body'; body: Buffer; remoteAddress: string | null; headers: IncomingHttpHeaders }
+  | { kind: 'redirect'; location: string | undefined }
+  | Failed;
 type Failed = { kind: 'failed'; failure: BoundedFetchFailure };
 
 /**
@@ -120,7 +125,7 @@ async function followRedirects(
       case 'failed':
         return { ok: false, failure: hop.failure, finalUrl: current.href };
       case 'body':
-        return { ok: true, body: hop.body, finalUrl: current.href, remoteAddress: hop.remoteAddress };
+        return { ok: true, body: hop.body, finalUrl: current.href, remoteAddress: hop.remoteAddress, headers: hop.headers };
       case 'redirect': {
         if (redirects >= options.maxRedirects) return { ok: false, failure: { kind: 'too-many-redirects' }, finalUrl: current.href };
         const next = redirectTarget(current, hop.location);
@@ -179,7 +184,7 @@ function requestOnce(url: URL, options: BoundedFetchOptions, signal: AbortSignal
       const remoteAddress = response.socket?.remoteAddress ?? null;
       const outcome = outcomeWithoutBody(response, options.maxBytes);
       if (outcome !== null) return settle(outcome);
-      readBody(response, options.maxBytes, (body) => settle({ kind: 'body', body, remoteAddress }), fail);
+      readBody(response, options.maxBytes, (body) => settle({ kind: 'body', body, remoteAddress, headers: response.headers }), fail);
     };
     const request =
       url.protocol === 'https:'
@@ -271,7 +276,7 @@ async function readFile(
     const { body } = read;
     // The file may have grown since stat().
     if (body.length > maxBytes) return failed({ kind: 'too-large' });
-    return { ok: true, body, finalUrl: url.href, remoteAddress: null };
+    return { ok: true, body, finalUrl: url.href, remoteAddress: null, headers: {} };
   } finally {
     await handle.close();
   }

@@ -1,6 +1,6 @@
 // Test support for every project's tests and the benchmarks: loopback TLS servers (Node's,
-// `openssl s_server`, a tarpit, scripted ClientHello answers), the guard the probe tests use, and
-// the benchmarks' figure recorder.
+// `openssl s_server`, a tarpit, scripted ClientHello answers), the guard the probe tests use, an
+// ACME server answering renewal information, and the benchmarks' figure recorder.
 // The entry point `@certkeeper/net/testing`. It lives outside src/ on purpose: the api and scanner
 // builds (tools/build.js, the Dockerfiles) compile libs/*/src only, so no image ships it, and lint
 // refuses it in production code (eslint.config.mjs); `node tools/build.js all` compiles it for the
@@ -9,3 +9,4 @@ export * from './local-servers';
 export * from './outbound-guard';
 export * from './loopback-servers';
 export * from './bench-figures';
+export * from './acme-server';

@@ -30,6 +30,7 @@ export const MAINTENANCE_TASK_LOCK_KEYS = {
   'purge-history': 7_341_201,
   'prune-certificates': 7_341_202,
   'purge-alert-records': 7_341_203,
+  'refresh-renewal-info': 7_341_204,
 } as const;
 
 export type MaintenanceTaskName = keyof typeof MAINTENANCE_TASK_LOCK_KEYS;

@@ -57,3 +57,31 @@ export function sharedServiceEnvironment(databaseUrl: string, admin: { email: st
     ADMIN_PASSWORD: admin.password,
   };
 }
+
+/** Signs `admin` in on `replica`: the bearer token, which every replica sharing the secrets accepts. */
+export async function signInToService(replica: RunningService, admin: { email: string; password: string }): Promise<string> {
+  const response = await fetch(`${replica.baseUrl}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(admin),
+  });
+  return ((await response.json()) as { token: string }).token;
+}
+
+/** One API request to `replica` with `token`: the status, and the body parsed when JSON (its text otherwise, a plain-text error). */
+export async function callService(
+  replica: RunningService,
+  token: string,
+  request: { method: string; path: string; body?: string; contentType?: string; timeoutMs?: number },
+): Promise<{ status: number; body: unknown }> {
+  const { method, path, body, contentType = 'application/json', timeoutMs = 60_000 } = request;
+  const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+    body,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await response.text();
+  const json = response.headers.get('content-type')?.startsWith('application/json') ?? false;
+  return { status: response.status, body: json ? (JSON.parse(text) as unknown) : text === '' ? null : text };
+}

@@ -170,3 +170,16 @@ export function apiKeySecret(key: { key: string; keyId: string }): string {
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** A manual endpoint named `name` presenting `pem`, created through the API by `token`: the endpoint's id. */
+export async function manualEndpointWith(testApp: TestApp, token: string, name: string, pem: string, tags: string[] = []): Promise<string> {
+  const created = await testApp.http.post('/api/v1/endpoints').set(bearer(token)).send({ name, type: 'manual', tags }).expect(201);
+  const id = (created.body as { id: string }).id;
+  await testApp.http
+    .post(`/api/v1/endpoints/${id}/certificate`)
+    .set(bearer(token))
+    .set('Content-Type', 'application/x-pem-file')
+    .send(pem)
+    .expect(201);
+  return id;
+}

@@ -23,6 +23,9 @@ const EXPECTED_ROWS = [
   /^API peak memory, inventory/,
   /^API peak memory, calendar/,
   /^TLS profile, legacy server/,
+  /^refresh-renewal-info with nothing due/,
+  /^Renewal-information requests per certificate per Retry-After window/,
+  /^Alert job decision time, lifetimeAware on \/ off/,
 ];
 
 function main(): void {

@@ -1,5 +1,5 @@
 import { DEFAULT_TEMPLATES, renderDefaultAsPlainText } from './default-templates';
-import { EVENT_TYPES, type TemplateValues } from './event-types';
+import { EVENT_TYPES, type EventType, type TemplateValues } from './event-types';
 import { htmlToText } from './html-to-text';
 import { renderTemplate } from './render-template';
 import { validateTemplate } from './validate-template';
@@ -14,7 +14,17 @@ const expiringValues: TemplateValues = {
 };
 // cert_expired has no DaysRemaining.
 const expiredValues = Object.fromEntries(Object.entries(expiringValues).filter(([name]) => name !== 'DaysRemaining'));
-const sampleValues = { cert_expiring: expiringValues, cert_expired: expiredValues };
+const overdueValues: TemplateValues = {
+  ...expiringValues,
+  WindowStart: '2026-11-20 00:00 UTC',
+  WindowEnd: '2026-11-22 00:00 UTC',
+  ExplanationURL: 'https://ca.example/incident',
+};
+const sampleValues: Record<EventType, TemplateValues> = {
+  cert_expiring: expiringValues,
+  cert_expired: expiredValues,
+  renewal_overdue: overdueValues,
+};
 
 describe('DEFAULT_TEMPLATES', () => {
   it.each(EVENT_TYPES)('%s validates', (eventType) => {

@@ -72,6 +72,28 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
       ],
     }),
   },
+  renewal_overdue: {
+    subject: 'Certificate for {{ .CommonName }} is overdue for renewal: its CA asked for it by {{ .WindowEnd }}',
+    body: emailBody({
+      accent: '#7c3aed',
+      headingColor: '#5b21b6',
+      heading: 'Renewal overdue',
+      summary:
+        'The CA of the certificate for <strong>{{ .CommonName }}</strong> suggested renewing it by <strong>{{ .WindowEnd }}</strong>, ' +
+        'and that time has passed. It expires on <strong>{{ .NotAfter }}</strong>, but the CA may revoke it sooner: renew it now.',
+      rows: [
+        { label: 'Renew by:', variable: 'WindowEnd', valueStyle: 'font-weight: bold;' },
+        { label: 'Suggested from:', variable: 'WindowStart' },
+        { label: 'Why:', variable: 'ExplanationURL', valueStyle: 'word-break: break-all;' },
+        { label: 'Expires on:', variable: 'NotAfter' },
+        { label: 'Days remaining:', variable: 'DaysRemaining' },
+        { label: 'Common name:', variable: 'CommonName' },
+        { label: 'Used by:', variable: 'EndpointName' },
+        { label: 'Endpoint type:', variable: 'EndpointType' },
+        FINGERPRINT_ROW,
+      ],
+    }),
+  },
 });
 
 /**

@@ -1,5 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Channel, daysRemaining, type DueEvent, dueEvents, type TemplateValues } from '@certkeeper/domain';
+import {
+  alertTime,
+  type Channel,
+  daysRemaining,
+  type DueEvent,
+  dueEvents,
+  type EventContext,
+  type TemplateValues,
+} from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { SMTP_FAILURE_REASONS } from '../mail/smtp-failure';
 import { AppMetrics } from '../metrics/app-metrics';
@@ -178,7 +186,8 @@ export class AlertsService {
   private async *dueAlerts(
     served: (recipient: Recipient) => boolean = () => true,
   ): AsyncGenerator<{ pending: Pending[]; alreadySent: number }> {
-    const context = { now: this.clock.now(), thresholds: await this.settings.alertThresholds() };
+    const [thresholds, policy] = await Promise.all([this.settings.alertThresholds(), this.settings.alertPolicy()]);
+    const context: EventContext = { now: this.clock.now(), thresholds, policy };
     for (const group of groupByScope((await this.alerts.recipients()).filter(served))) {
       const candidates = mergeCandidates(await Promise.all(this.factLoaders.map((loader) => loader.load(group.tags, context))));
       const due = candidates.flatMap((certificate) => dueEvents(certificate, context).map((event) => ({ certificate, event })));
@@ -213,7 +222,7 @@ export function templateValues(certificate: CandidateCertificate, now: Date): Te
     EndpointName: certificate.endpoints.map((e) => e.name).join(', '),
     EndpointType: [...new Set(certificate.endpoints.map((e) => e.type))].join(', '),
     CommonName: certificate.commonName ?? certificate.fingerprint.slice(0, 16),
-    NotAfter: `${certificate.notAfter.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    NotAfter: alertTime(certificate.notAfter),
     DaysRemaining: String(daysRemaining(certificate.notAfter, now)),
     Fingerprint: certificate.fingerprint,
   };

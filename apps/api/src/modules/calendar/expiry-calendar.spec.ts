@@ -16,6 +16,7 @@ function parse(feed: Buffer): { calendar: ical.VCalendar | undefined; events: ic
 
 const certificate = (fields: Partial<ExpiringCertificate> & Pick<ExpiringCertificate, 'fingerprint'>): ExpiringCertificate => ({
   commonName: 'service.example.com',
+  notBefore: new Date(now.getTime() - 80 * DAY),
   notAfter: new Date(now.getTime() + 10 * DAY),
   endpoints: [{ id: 'e1', name: 'gateway', type: 'host' }],
   ...fields,

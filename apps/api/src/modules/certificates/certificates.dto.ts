@@ -157,6 +157,18 @@ export class LinkedEndpointDto {
   @ApiProperty({ format: 'date-time', description: 'When it was last observed there.' }) lastSeenAt!: string;
 }
 
+/** The CA's suggested renewal window (RFC 9773; docs/api-contract.md section 15). */
+export class RenewalInfoDto {
+  @ApiProperty({ description: 'The configured ACME CA that answered.' }) caName!: string;
+  @ApiProperty({ format: 'date-time' }) windowStart!: string;
+  @ApiProperty({ format: 'date-time', description: 'Once past, the certificate is overdue for renewal (event renewal_overdue).' })
+  windowEnd!: string;
+  @ApiProperty({ type: String, nullable: true, format: 'uri', description: "The CA's page on why (http or https only)." })
+  explanationUrl!: string | null;
+  @ApiProperty({ format: 'date-time' }) checkedAt!: string;
+  @ApiProperty({ format: 'date-time', description: 'Not asked again before this (the Retry-After of the answer).' }) nextCheckAt!: string;
+}
+
 export class CertificateDetailDto extends CertificateSummaryDto {
   @ApiProperty() sha1Fingerprint!: string;
   @ApiProperty() subject!: string;
@@ -179,6 +191,12 @@ export class CertificateDetailDto extends CertificateSummaryDto {
   @ApiProperty() pem!: string;
   @ApiProperty({ type: [LinkedEndpointDto] }) currentEndpoints!: LinkedEndpointDto[];
   @ApiProperty({ type: [LinkedEndpointDto] }) historicalEndpoints!: LinkedEndpointDto[];
+  @ApiProperty({
+    type: RenewalInfoDto,
+    nullable: true,
+    description: 'The suggested renewal window its ACME CA gave, or null when none was read (docs/api-contract.md section 15).',
+  })
+  renewalInfo!: RenewalInfoDto | null;
 }
 
 export class ActiveCertificateDto extends CurrentCertificateDto {

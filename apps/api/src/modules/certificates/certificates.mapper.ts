@@ -2,7 +2,14 @@ import { certificateToPem, daysRemaining } from '@certkeeper/domain';
 import { toCurrentCertificate } from '../endpoints/endpoints.mapper';
 import type { LinkedEndpointRow } from '../links/links.repository';
 import type { CertificateEntity } from './certificate.entity';
-import type { ActiveCertificateDto, CertificateDetailDto, CertificateSummaryDto, LinkedEndpointDto } from './certificates.dto';
+import type { StoredRenewalInfo } from '../renewal-info/renewal-info.repository';
+import type {
+  ActiveCertificateDto,
+  CertificateDetailDto,
+  CertificateSummaryDto,
+  LinkedEndpointDto,
+  RenewalInfoDto,
+} from './certificates.dto';
 import type { ActiveLinkRow, CertificateSummary } from './certificates.repository';
 
 export function toCertificateSummary(row: CertificateSummary, now: Date): CertificateSummaryDto {
@@ -37,7 +44,12 @@ export function toLinkedEndpoint(row: LinkedEndpointRow): LinkedEndpointDto {
 
 export function toCertificateDetail(
   certificate: CertificateEntity,
-  related: { issuerFingerprint: string | null; current: LinkedEndpointRow[]; historical: LinkedEndpointRow[] },
+  related: {
+    issuerFingerprint: string | null;
+    current: LinkedEndpointRow[];
+    historical: LinkedEndpointRow[];
+    renewalInfo: StoredRenewalInfo | null;
+  },
   now: Date,
 ): CertificateDetailDto {
   return {
@@ -62,6 +74,18 @@ export function toCertificateDetail(
     pem: certificateToPem(certificate.der),
     currentEndpoints: related.current.map(toLinkedEndpoint),
     historicalEndpoints: related.historical.map(toLinkedEndpoint),
+    renewalInfo: related.renewalInfo && toRenewalInfo(related.renewalInfo),
+  };
+}
+
+function toRenewalInfo(info: StoredRenewalInfo): RenewalInfoDto {
+  return {
+    caName: info.caName,
+    windowStart: info.start.toISOString(),
+    windowEnd: info.end.toISOString(),
+    explanationUrl: info.explanationUrl,
+    checkedAt: info.checkedAt.toISOString(),
+    nextCheckAt: info.nextCheckAt.toISOString(),
   };
 }
 

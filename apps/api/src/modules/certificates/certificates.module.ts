@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EndpointsModule } from '../endpoints/endpoints.module';
 import { LinksModule } from '../links/links.module';
+import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
 import { TrustVerdictsModule } from '../trust/trust-verdicts.module';
 import { CertificatesController } from './certificates.controller';
 import { CertificatesRepository } from './certificates.repository';
@@ -9,7 +10,7 @@ import { EndpointCertificateController } from './endpoint-certificate.controller
 import { SearchController } from './search.controller';
 
 @Module({
-  imports: [LinksModule, EndpointsModule, TrustVerdictsModule],
+  imports: [LinksModule, EndpointsModule, TrustVerdictsModule, RenewalInfoModule],
   controllers: [CertificatesController, EndpointCertificateController, SearchController],
   providers: [CertificatesRepository, CertificatesService],
   exports: [CertificatesService],

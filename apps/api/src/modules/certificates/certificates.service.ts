@@ -17,6 +17,7 @@ import {
   type CertificateSummary,
 } from './certificates.repository';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
+import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
 import {
   ActiveCertificateDto,
   type ActiveQueryDto,
@@ -39,6 +40,7 @@ export class CertificatesService {
     private readonly endpoints: EndpointsService,
     private readonly audit: AuditService,
     private readonly verdicts: TrustVerdictsService,
+    private readonly renewalInfo: RenewalInfoRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -113,12 +115,13 @@ export class CertificatesService {
   /** The certificate's detail as GET /certificates/{fingerprint} answers it. */
   async getCertificate(fingerprint: string): Promise<CertificateDetailDto> {
     const certificate = await this.requireCertificate(fingerprint);
-    const [issuerFingerprint, current, historical] = await Promise.all([
+    const [issuerFingerprint, current, historical, renewalInfo] = await Promise.all([
       this.certificates.findIssuerFingerprint(certificate),
       this.linkQueries.findEndpointsOf(certificate.fingerprint, true),
       this.linkQueries.findEndpointsOf(certificate.fingerprint, false),
+      this.renewalInfo.find(certificate.fingerprint),
     ]);
-    return toCertificateDetail(certificate, { issuerFingerprint, current, historical }, this.clock.now());
+    return toCertificateDetail(certificate, { issuerFingerprint, current, historical, renewalInfo }, this.clock.now());
   }
 
   async endpointsOf(fingerprint: string, current: boolean): Promise<LinkedEndpointRow[]> {

@@ -61,6 +61,11 @@ export class DashboardCountsDto {
   @ApiProperty({ type: 'integer', description: 'Current links whose certificate has expired (notAfter <= now).' }) expired!: number;
   @ApiProperty({ type: [ExpiringWithinDto], description: 'One entry per configured alert threshold, largest first.' })
   expiringWithin!: ExpiringWithinDto[];
+  @ApiProperty({
+    type: 'integer',
+    description: "Current certificates whose ACME CA's suggested renewal window has ended (0 while the alert policy's renewalInfo is off).",
+  })
+  renewalOverdue!: number;
 }
 
 export class ErrorEndpointDto {

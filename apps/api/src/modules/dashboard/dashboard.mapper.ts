@@ -15,6 +15,7 @@ export interface DashboardData {
   expiring: ActiveLinkRow[];
   staleScans: StaleScanRow[];
   alerting: AlertingState;
+  renewalOverdue: number;
 }
 
 /** What the alerting block is made of: the same for every caller. */
@@ -56,6 +57,7 @@ export function toDashboard(data: DashboardData, now: Date): DashboardResponseDt
       activeCertificates: data.links.active,
       expired: data.links.expired,
       expiringWithin: data.thresholds.map((days, i) => ({ days, count: data.links.expiringBefore[i] })),
+      renewalOverdue: data.renewalOverdue,
     },
     errorEndpoints: data.errorEndpoints.map(toErrorEndpoint),
     expiringCertificates: data.expiring.map((row) => toActiveCertificate(row, now)),

@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { expiringWithinBefore } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { AlertsService } from '../alerts/alerts.service';
+import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
 import { ScannersService } from '../scanners/scanners.service';
 import { SettingsService } from '../settings/settings.service';
 import { UsersRepository } from '../users/users.repository';
@@ -26,6 +27,7 @@ export class DashboardService {
     private readonly settings: SettingsService,
     private readonly alerts: AlertsService,
     private readonly scanners: ScannersService,
+    private readonly renewalInfo: RenewalInfoRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -38,15 +40,21 @@ export class DashboardService {
     const expiringBefore = expiringWithinBefore(Math.max(...thresholds), now);
     const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
     // Independent reads, each on its own pooled connection.
-    const [endpoints, links, errorEndpoints, expiring, staleScans, alerting] = await Promise.all([
+    const [endpoints, links, errorEndpoints, expiring, staleScans, alerting, renewalOverdue] = await Promise.all([
       this.dashboard.countEndpoints(subscriptions, staleBefore),
       this.dashboard.countCurrentLinks(subscriptions, now, horizons),
       this.dashboard.findErrorEndpoints(subscriptions, request.limit),
       this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit),
       this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
       this.alerting(),
+      this.renewalOverdue(subscriptions, now),
     ]);
-    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans, alerting }, now);
+    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans, alerting, renewalOverdue }, now);
+  }
+
+  /** Ended renewal windows count only while renewal information is used: once off, the stored windows go stale. */
+  private async renewalOverdue(subscriptions: readonly string[], now: Date): Promise<number> {
+    return (await this.settings.alertPolicy()).renewalInfo ? this.renewalInfo.countOverdue(now, subscriptions) : 0;
   }
 
   /** Whether anyone will hear of an expiry: mail, the latest alert run, the scanners. Not scoped. */

@@ -14,6 +14,7 @@ export interface ExpiringEndpoint {
 export interface ExpiringCertificate {
   fingerprint: string;
   commonName: string | null;
+  notBefore: Date;
   notAfter: Date;
   endpoints: ExpiringEndpoint[];
 }
@@ -30,8 +31,8 @@ export class ExpiryRepository {
 
   /** Certificates expiring before `before` (expired ones included), soonest first, one row per certificate. */
   async findCurrentExpiringBefore(before: Date, subscriptions: readonly string[]): Promise<ExpiringCertificate[]> {
-    const rows = await this.dataSource.query<(Omit<ExpiringCertificate, 'notAfter'> & { notAfter: Date })[]>(
-      `SELECT c.fingerprint, c.common_name AS "commonName", c.not_after AS "notAfter",
+    const rows = await this.dataSource.query<ExpiringCertificate[]>(
+      `SELECT c.fingerprint, c.common_name AS "commonName", c.not_before AS "notBefore", c.not_after AS "notAfter",
               json_agg(json_build_object('id', e.id, 'name', e.name, 'type', e.type) ORDER BY e.name, e.id) AS endpoints
          FROM endpoint_certificates l
          JOIN endpoints e ON e.id = l.endpoint_id
@@ -41,12 +42,12 @@ export class ExpiryRepository {
         ORDER BY c.not_after, c.fingerprint`,
       [before, subscriptions],
     );
-    // One certificate linked twice to one endpoint (signing and encryption) names that endpoint once.
     return rows.map((row) => ({ ...row, endpoints: uniqueById(row.endpoints) }));
   }
 }
 
-function uniqueById(endpoints: ExpiringEndpoint[]): ExpiringEndpoint[] {
+/** One certificate linked twice to one endpoint (signing and encryption) names that endpoint once. */
+export function uniqueById(endpoints: ExpiringEndpoint[]): ExpiringEndpoint[] {
   const seen = new Set<string>();
   return endpoints.filter((endpoint) => !seen.has(endpoint.id) && seen.add(endpoint.id));
 }

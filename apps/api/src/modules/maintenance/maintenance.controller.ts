@@ -6,7 +6,8 @@ import type { ActorContext } from '../audit/audit.service';
 import { MaintenanceService, type TaskResult } from './maintenance.service';
 
 export class MaintenanceTaskDto {
-  @ApiProperty({ enum: ['refresh-root-stores', 'purge-history', 'prune-certificates', 'purge-alert-records'] }) name!: string;
+  @ApiProperty({ enum: ['refresh-root-stores', 'purge-history', 'prune-certificates', 'purge-alert-records', 'refresh-renewal-info'] })
+  name!: string;
   @ApiProperty({ description: 'Cron expression (UTC).' }) schedule!: string;
   @ApiProperty({ format: 'date-time', type: String, nullable: true }) lastRunAt!: string | null;
   @ApiProperty({ type: String, nullable: true, description: '`succeeded` or `failed: <reason>`.' }) lastOutcome!: string | null;
@@ -30,8 +31,9 @@ export class MaintenanceController {
     summary: 'List maintenance tasks',
     description:
       'Needs `settings:view`. ' +
-      'The four tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), each with its ' +
-      'schedule (cron, UTC), the time, outcome and counts of its last run, and whether a run is going now (on any replica).',
+      'The nightly tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), then the ' +
+      'hourly refresh-renewal-info, each with its schedule (cron, UTC), the time, outcome and counts of its last run, and whether a ' +
+      'run is going now (on any replica).',
   })
   @RequirePermission('settings:view')
   @ApiOkResponse({ type: [MaintenanceTaskDto] })

@@ -12,8 +12,17 @@ import type { UserPrincipal } from '../../common/auth/principal';
 import { CurrentUser, RequirePermission } from '../../common/auth/route-access';
 import { Actor } from '../audit/actor.decorator';
 import type { ActorContext } from '../audit/audit.service';
+import type { AcmeCa, AlertPolicy } from '@certkeeper/domain';
+import { AcmeCasPipe, MAX_ACME_CAS } from './acme-cas.pipe';
 import { AlertThresholdsPipe } from './alert-thresholds.pipe';
-import { MailSettingsResponseDto, MailTestDto, UpdateMailSettingsDto } from './settings.dto';
+import {
+  AcmeCaDto,
+  AlertPolicyDto,
+  MailSettingsResponseDto,
+  MailTestDto,
+  UpdateAlertPolicyDto,
+  UpdateMailSettingsDto,
+} from './settings.dto';
 import { SettingsService } from './settings.service';
 
 @ApiTags('settings')
@@ -47,6 +56,60 @@ export class SettingsController {
   @ApiOkResponse({ schema: { type: 'array', items: { type: 'integer' } }, description: 'Stored, descending.' })
   replaceAlertThresholds(@Body(AlertThresholdsPipe) days: number[], @Actor() actor: ActorContext): Promise<number[]> {
     return this.settings.replaceAlertThresholds(days, actor);
+  }
+
+  @Get('alert-policy')
+  @ApiOperation({
+    summary: 'Get the alert policy',
+    description:
+      'Needs `settings:view`. How alerts fit short-lived certificates (docs/api-contract.md section 15): lifetime-aware thresholds, ' +
+      'renewal information from the ACME CAs, and how long a stored renewal may stay undeployed.',
+  })
+  @RequirePermission('settings:view')
+  @ApiOkResponse({ type: AlertPolicyDto })
+  getAlertPolicy(): Promise<AlertPolicy> {
+    return this.settings.alertPolicy();
+  }
+
+  @Put('alert-policy')
+  @ApiOperation({
+    summary: 'Change the alert policy',
+    description:
+      'Needs `settings:edit`. A field left out keeps its stored value. `lifetimeFraction` 0.05 to 0.9, `supersededAfterHours` an integer ' +
+      'from 0 to 720; anything else, and any other property, is 400. With `lifetimeAware`, a threshold t applies to a certificate of ' +
+      'lifetime L days as min(t, ceil(L × lifetimeFraction)); the expiring list, the dashboard and the calendar keep plain days.',
+  })
+  @RequirePermission('settings:edit')
+  @ApiOkResponse({ type: AlertPolicyDto, description: 'The whole policy as stored.' })
+  replaceAlertPolicy(@Body() dto: UpdateAlertPolicyDto, @Actor() actor: ActorContext): Promise<AlertPolicy> {
+    return this.settings.replaceAlertPolicy(dto, actor);
+  }
+
+  @Get('acme-cas')
+  @ApiOperation({
+    summary: 'Get the ACME CAs asked for renewal information',
+    description:
+      "Needs `settings:view`. In the order they are tried for an issuer not yet known; Let's Encrypt and Google Trust Services until configured.",
+  })
+  @RequirePermission('settings:view')
+  @ApiOkResponse({ type: [AcmeCaDto] })
+  getAcmeCas(): Promise<AcmeCa[]> {
+    return this.settings.acmeCas();
+  }
+
+  @Put('acme-cas')
+  @ApiOperation({
+    summary: 'Replace the ACME CAs asked for renewal information',
+    description:
+      `Needs \`settings:edit\`. A JSON array of at most ${MAX_ACME_CAS} \`{ name, directoryUrl }\`: names unique (ignoring case), ` +
+      'directories http or https URLs; anything else is 400. An empty array asks no CA. The refresh-renewal-info maintenance task ' +
+      "reads each CA's directory for its renewalInfo URL (RFC 9773).",
+  })
+  @RequirePermission('settings:edit')
+  @ApiBody({ type: [AcmeCaDto] })
+  @ApiOkResponse({ type: [AcmeCaDto], description: 'Stored.' })
+  replaceAcmeCas(@Body(AcmeCasPipe) cas: AcmeCa[], @Actor() actor: ActorContext): Promise<AcmeCa[]> {
+    return this.settings.replaceAcmeCas(cas, actor);
   }
 
   @Get('mail')

@@ -1,5 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { SMTP_AUTH, type SmtpAuth, TLS_MODES, type TlsMode } from '../mail/mail-config';
 import { IsNullable } from '../../common/validation/decorators';
 
@@ -90,4 +103,49 @@ export class MailTestDto {
   @IsOptional()
   @IsEmail({}, { message: 'to must be an e-mail address' })
   to?: string;
+}
+
+/** The alert policy (docs/api-contract.md sections 15 and 16), as GET answers it. */
+export class AlertPolicyDto {
+  @ApiProperty({ description: 'Thresholds shrink to a fraction of each certificate’s lifetime.', default: false }) lifetimeAware!: boolean;
+  @ApiProperty({
+    minimum: 0.05,
+    maximum: 0.9,
+    default: 0.33,
+    description: 'With lifetimeAware: a threshold t applies as min(t, ceil(lifetime × this)).',
+  })
+  lifetimeFraction!: number;
+  @ApiProperty({
+    default: true,
+    description: 'Ask the ACME CAs for renewal information (RFC 9773) and alert when a suggested window has ended.',
+  })
+  renewalInfo!: boolean;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 720, default: 24, description: 'Hours a stored renewal may stay undeployed.' })
+  supersededAfterHours!: number;
+}
+
+/** PUT /settings/alert-policy: a field left out keeps its stored value. */
+export class UpdateAlertPolicyDto {
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() lifetimeAware?: boolean;
+
+  @ApiPropertyOptional({ minimum: 0.05, maximum: 0.9 })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.05)
+  @Max(0.9)
+  lifetimeFraction?: number;
+
+  @ApiPropertyOptional() @IsOptional() @IsBoolean() renewalInfo?: boolean;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 720 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(720)
+  supersededAfterHours?: number;
+}
+
+export class AcmeCaDto {
+  @ApiProperty({ maxLength: 100, example: "Let's Encrypt" }) name!: string;
+  @ApiProperty({ format: 'uri', maxLength: 2048, example: 'https://acme-v02.api.letsencrypt.org/directory' }) directoryUrl!: string;
 }

@@ -1,16 +1,17 @@
-import { type AlertPolicy, DEFAULT_ALERT_POLICY } from '@certkeeper/domain';
+import { type AcmeCa, type AlertPolicy, DEFAULT_ACME_CAS, DEFAULT_ALERT_POLICY } from '@certkeeper/domain';
 import { BadGatewayException, BadRequestException, Inject, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
 import { openSecret, sealSecret } from '../../common/crypto/secret-box';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { type SmtpSettings, type StoredMailConfig, UNCONFIGURED_MAIL } from '../mail/mail-config';
 import { Mailer, SmtpDeliveryError } from '../mail/mailer';
-import { DEFAULT_THRESHOLDS, type MailSettingsResponseDto, type UpdateMailSettingsDto } from './settings.dto';
+import { DEFAULT_THRESHOLDS, type MailSettingsResponseDto, type UpdateAlertPolicyDto, type UpdateMailSettingsDto } from './settings.dto';
 import { SettingsRepository } from './settings.repository';
 
 const THRESHOLDS_KEY = 'alert_thresholds';
 const MAIL_KEY = 'mail';
 const ALERT_POLICY_KEY = 'alert_policy';
+const ACME_CAS_KEY = 'acme_cas';
 
 @Injectable()
 export class SettingsService {
@@ -31,6 +32,31 @@ export class SettingsService {
   /** The stored policy over its defaults, so a policy saved before a field existed reads that field's default. */
   async alertPolicy(): Promise<AlertPolicy> {
     return { ...DEFAULT_ALERT_POLICY, ...((await this.settings.read<Partial<AlertPolicy>>(ALERT_POLICY_KEY)) ?? {}) };
+  }
+
+  /** The policy with the fields given replaced (docs/api-contract.md section 15); the whole policy is stored and audited. */
+  async replaceAlertPolicy(changes: UpdateAlertPolicyDto, actor: ActorContext): Promise<AlertPolicy> {
+    const policy = { ...(await this.alertPolicy()), ...definedFields(changes) };
+    await this.settings.write(ALERT_POLICY_KEY, policy);
+    await this.audit.record(actor, {
+      action: 'settings:alert-policy',
+      targetType: 'settings',
+      targetId: ALERT_POLICY_KEY,
+      details: { ...policy },
+    });
+    return policy;
+  }
+
+  /** The CAs asked for renewal information, in the order they are tried; Let's Encrypt and Google Trust Services until configured. */
+  async acmeCas(): Promise<AcmeCa[]> {
+    return (await this.settings.read<AcmeCa[]>(ACME_CAS_KEY)) ?? DEFAULT_ACME_CAS.map((ca) => ({ ...ca }));
+  }
+
+  /** `cas` as AcmeCasPipe reads them. */
+  async replaceAcmeCas(cas: AcmeCa[], actor: ActorContext): Promise<AcmeCa[]> {
+    await this.settings.write(ACME_CAS_KEY, cas);
+    await this.audit.record(actor, { action: 'settings:acme-cas', targetType: 'settings', targetId: ACME_CAS_KEY, details: { cas } });
+    return cas;
   }
 
   /** `days` as AlertThresholdsPipe reads them; stored and answered descending. */
@@ -144,6 +170,11 @@ export class SettingsService {
 function passwordRedirections(current: StoredMailConfig, next: StoredMailConfig): string[] {
   const moved = (['host', 'port', 'tlsMode', 'username'] as const).filter((field) => current[field] !== next[field]);
   return next.allowInvalidCertificate && !current.allowInvalidCertificate ? [...moved, 'allowInvalidCertificate'] : moved;
+}
+
+/** The fields a partial update gives: class-transformer leaves absent ones as undefined properties. */
+function definedFields<T extends object>(changes: T): Partial<T> {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 function toMailResponse(stored: StoredMailConfig): MailSettingsResponseDto {

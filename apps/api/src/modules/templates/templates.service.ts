@@ -124,6 +124,17 @@ const SAMPLE_VALUES: Record<EventType, TemplateValues> = {
     NotAfter: '2030-01-15 12:00 UTC',
     Fingerprint: '3f8a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a',
   },
+  renewal_overdue: {
+    EndpointName: 'www.example.com:443',
+    EndpointType: 'host',
+    CommonName: 'www.example.com',
+    NotAfter: '2030-01-15 12:00 UTC',
+    DaysRemaining: '20',
+    Fingerprint: '3f8a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a',
+    WindowStart: '2029-12-20 00:00 UTC',
+    WindowEnd: '2029-12-22 00:00 UTC',
+    ExplanationURL: 'https://ca.example.com/incident-2029-12',
+  },
 };
 
 function toDto(eventType: EventType, channel: Channel, override: { subject: string; body: string } | null): TemplateDto {

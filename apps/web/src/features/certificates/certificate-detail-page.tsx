@@ -90,6 +90,7 @@ function Facts({ certificate }: { certificate: Certificate }) {
         <DateTime value={certificate.notAfter} /> (
         <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />)
       </Fact>
+      {certificate.renewalInfo && <RenewalWindow info={certificate.renewalInfo} />}
       <Fact term="Key">{keyDescription(certificate)}</Fact>
       <Fact term="Signature algorithm">{certificate.signatureAlgorithm}</Fact>
       <Fact term="Certificate authority">
@@ -113,6 +114,29 @@ function Facts({ certificate }: { certificate: Certificate }) {
       <Fact term="CRL distribution points">{list(certificate.crlDistributionPoints)}</Fact>
       <Fact term="CA issuers">{list(certificate.caIssuersUrls)}</Fact>
     </dl>
+  );
+}
+
+/**
+ * The renewal window the certificate's ACME CA suggested (RFC 9773), said to be over once it has
+ * ended: the CA may revoke the certificate after that (docs/api-contract.md section 15).
+ */
+function RenewalWindow({ info }: { info: NonNullable<Certificate['renewalInfo']> }) {
+  const ended = new Date(info.windowEnd).getTime() <= Date.now();
+  return (
+    <Fact term="Suggested renewal">
+      <DateTime value={info.windowStart} /> to <DateTime value={info.windowEnd} />
+      {ended && <strong className="error"> (ended: renew now)</strong>}
+      <span className="muted"> by {info.caName}</span>
+      {info.explanationUrl && (
+        <>
+          {' '}
+          <a href={info.explanationUrl} target="_blank" rel="noopener noreferrer">
+            Why (from {info.caName})
+          </a>
+        </>
+      )}
+    </Fact>
   );
 }
 

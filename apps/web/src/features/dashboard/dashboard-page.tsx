@@ -73,6 +73,11 @@ export function DashboardPage() {
                   <dd>{bucket.count}</dd>
                 </div>
               ))}
+              <div>
+                {/* Certificates whose ACME CA's suggested renewal window has ended (docs/api-contract.md section 15). */}
+                <dt>Renewal overdue</dt>
+                <dd className={data.counts.renewalOverdue > 0 ? 'expiry-expired' : undefined}>{data.counts.renewalOverdue}</dd>
+              </div>
             </dl>
           </section>
 

@@ -6,7 +6,7 @@ import { useApiQuery } from '../../ui/use-api-query';
 import { ReadOnlyNote } from './settings-section';
 import { countsText, taskLabel, TaskProgress, useTaskRun } from './task-run';
 
-/** The nightly maintenance tasks: their schedule and last run, and (settings:edit) a run now. */
+/** The maintenance tasks, nightly and hourly: their schedule and last run, and (settings:edit) a run now. */
 export function MaintenancePage() {
   useTitle('Maintenance');
   const { can } = useAuth();
@@ -16,7 +16,9 @@ export function MaintenancePage() {
   return (
     <>
       <h1>Maintenance</h1>
-      <p className="muted">Schedules are cron expressions in UTC; the tasks run in this order in the nightly pipeline.</p>
+      <p className="muted">
+        Schedules are cron expressions in UTC; the nightly tasks run in this order, and renewal information is refreshed hourly.
+      </p>
       {!mayRun && <ReadOnlyNote />}
       <LoadError message={tasks.error} />
       {tasks.data && (

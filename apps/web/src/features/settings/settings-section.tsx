@@ -1,6 +1,7 @@
 import { NavLink, Route, Routes } from 'react-router';
 import { useAuth } from '../../auth/auth-context';
 import { useTitle } from '../../ui/layout';
+import { AcmeCasPage } from './acme-cas-page';
 import { MailPage } from './mail-page';
 import { MaintenancePage } from './maintenance-page';
 import { OidcPage } from './oidc-page';
@@ -15,6 +16,7 @@ const TABS = [
   { to: '/settings/templates', label: 'Templates' },
   { to: '/settings/oidc', label: 'Sign-in (OIDC)' },
   { to: '/settings/root-stores', label: 'Root stores' },
+  { to: '/settings/acme-cas', label: 'ACME CAs' },
   { to: '/settings/maintenance', label: 'Maintenance' },
 ];
 
@@ -44,6 +46,7 @@ export function SettingsSection() {
         <Route path="templates" element={<TemplatesPage />} />
         <Route path="oidc" element={<OidcPage />} />
         <Route path="root-stores" element={<RootStoresPage />} />
+        <Route path="acme-cas" element={<AcmeCasPage />} />
         <Route path="maintenance" element={<MaintenancePage />} />
         <Route path="*" element={<NoSuchScreen />} />
       </Routes>

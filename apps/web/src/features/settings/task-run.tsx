@@ -96,6 +96,7 @@ const TASK_LABELS: Record<TaskName, string> = {
   'purge-history': 'Purge history',
   'prune-certificates': 'Prune certificates',
   'purge-alert-records': 'Purge alert records',
+  'refresh-renewal-info': 'Refresh renewal information',
 };
 
 export function taskLabel(name: TaskName): string {

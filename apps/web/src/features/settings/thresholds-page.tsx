@@ -6,6 +6,7 @@ import { LoadError, useTitle } from '../../ui/layout';
 import { useReplaceThresholds } from '../../ui/thresholds';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import { LifetimePolicyForm, LifetimePolicyView } from './lifetime-policy';
 import { ReadOnlyNote } from './settings-section';
 
 /** The alert thresholds: the days before expiry at which alerts go out, and the expiry colours. */
@@ -13,6 +14,7 @@ export function ThresholdsPage() {
   useTitle('Alert thresholds');
   const { can } = useAuth();
   const thresholds = useApiQuery('alert-thresholds', () => api.GET('/api/v1/settings/alert-thresholds'));
+  const policy = useApiQuery('alert-policy', () => api.GET('/api/v1/settings/alert-policy'));
   return (
     <>
       <h1>Alert thresholds</h1>
@@ -30,6 +32,14 @@ export function ThresholdsPage() {
             </p>
             <ReadOnlyNote />
           </>
+        ))}
+      <LoadError message={policy.error} />
+      {thresholds.data &&
+        policy.data &&
+        (can('settings:edit') ? (
+          <LifetimePolicyForm thresholds={thresholds.data} saved={policy.data} onSaved={() => policy.reload()} />
+        ) : (
+          <LifetimePolicyView thresholds={thresholds.data} policy={policy.data} />
         ))}
     </>
   );
