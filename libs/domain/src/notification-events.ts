@@ -1,5 +1,6 @@
 import { alertBucket, EXPIRED_THRESHOLD } from './alert-bucket';
 import { daysRemaining, isExpired } from './expiry';
+import { type RenewalFacts, renewalNotDeployedSource, rotationRegressionSource } from './renewals/renewal-events';
 import { EVENT_TYPES, type EventType, type TemplateValues } from './templates/event-types';
 
 /**
@@ -7,7 +8,7 @@ import { EVENT_TYPES, type EventType, type TemplateValues } from './templates/ev
  * facts are always there; each further event family adds the optional facts its source reads,
  * present when the certificate has them (the API's fact loaders fill them in).
  */
-export interface CertificateFacts {
+export interface CertificateFacts extends RenewalFacts {
   fingerprint: string;
   notAfter: Date;
 }
@@ -49,6 +50,9 @@ export const EVENT_SOURCES: Readonly<Record<EventType, EventSource>> = Object.fr
     return bucket ? { bucket: bucket.threshold } : null;
   },
   cert_expired: ({ notAfter }, { now }) => (isExpired(notAfter, now) ? { bucket: EXPIRED_THRESHOLD } : null),
+  // Rotations and renewals never deployed (docs/api-contract.md section 16).
+  rotation_regression: rotationRegressionSource,
+  renewal_not_deployed: renewalNotDeployedSource,
 });
 
 /** The events the certificate calls for now, in the order of the event-type list. */

@@ -14,7 +14,12 @@ const expiringValues: TemplateValues = {
 };
 // cert_expired has no DaysRemaining.
 const expiredValues = Object.fromEntries(Object.entries(expiringValues).filter(([name]) => name !== 'DaysRemaining'));
-const sampleValues = { cert_expiring: expiringValues, cert_expired: expiredValues };
+const sampleValues = {
+  cert_expiring: expiringValues,
+  cert_expired: expiredValues,
+  rotation_regression: { ...expiringValues, PreviousFingerprint: 'AA:BB', Regressions: 'sans, rollback' },
+  renewal_not_deployed: { ...expiringValues, NewFingerprint: 'CC:DD', NewNotBefore: '2026-11-20 09:00 UTC' },
+};
 
 describe('DEFAULT_TEMPLATES', () => {
   it.each(EVENT_TYPES)('%s validates', (eventType) => {

@@ -269,14 +269,14 @@ export class CertificatesController {
       return streamCsv({
         list: withinDays === null ? 'certificates-active' : 'certificates-expiring',
         item: ActiveCertificateDto,
-        open: () => this.certificates.exportActive(criteria),
+        open: () => this.certificates.exportActive(criteria, now),
         toItem: (row: ActiveLinkRow) => toActiveCertificate(row, now),
         now,
       });
     }
     const page = new JsonArrayText<ActiveCertificateDto>();
     const window = { ...criteria, limit: query.limit, offset: query.offset };
-    setTotalCount(res, await this.certificates.listActive(window, (row) => page.add(toActiveCertificate(row, now))));
+    setTotalCount(res, await this.certificates.listActive(window, now, (row) => page.add(toActiveCertificate(row, now))));
     return page.respond(res);
   }
 }

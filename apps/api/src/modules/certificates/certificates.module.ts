@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EndpointsModule } from '../endpoints/endpoints.module';
 import { LinksModule } from '../links/links.module';
+import { RenewalsModule } from '../renewals/renewals.module';
 import { TrustVerdictsModule } from '../trust/trust-verdicts.module';
 import { CertificatesController } from './certificates.controller';
 import { CertificatesRepository } from './certificates.repository';
@@ -9,7 +10,7 @@ import { EndpointCertificateController } from './endpoint-certificate.controller
 import { SearchController } from './search.controller';
 
 @Module({
-  imports: [LinksModule, EndpointsModule, TrustVerdictsModule],
+  imports: [LinksModule, EndpointsModule, RenewalsModule, TrustVerdictsModule],
   controllers: [CertificatesController, EndpointCertificateController, SearchController],
   providers: [CertificatesRepository, CertificatesService],
   exports: [CertificatesService],

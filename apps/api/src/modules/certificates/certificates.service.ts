@@ -19,6 +19,7 @@ import {
   CertificatesRepository,
   type CertificateSummary,
 } from './certificates.repository';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
 import type {
   CertificateDetailDto,
@@ -40,6 +41,7 @@ export class CertificatesService {
     private readonly audit: AuditService,
     private readonly verdicts: TrustVerdictsService,
     private readonly clock: Clock,
+    private readonly superseding: SupersedingPolicy,
   ) {}
 
   /**
@@ -144,8 +146,8 @@ export class CertificatesService {
   }
 
   /** Hands each row of the window to `onRow` as it arrives; resolves to the number of all matches. */
-  listActive(filter: ActiveFilter, onRow: (row: ActiveLinkRow) => void): Promise<number> {
-    return this.certificates.readActivePage(filter, onRow);
+  async listActive(filter: Omit<ActiveFilter, 'superseding'>, now: Date, onRow: (row: ActiveLinkRow) => void): Promise<number> {
+    return this.certificates.readActivePage({ ...filter, superseding: await this.superseding.window(now) }, onRow);
   }
 
   /** Every certificate the list filters match, streamed for an export. */
@@ -154,8 +156,8 @@ export class CertificatesService {
   }
 
   /** Every current link the active or expiring filters match, streamed for an export. */
-  exportActive(criteria: ActiveCriteria): Promise<RowStream<ActiveLinkRow>> {
-    return this.certificates.streamActive(criteria);
+  async exportActive(criteria: Omit<ActiveCriteria, 'superseding'>, now: Date): Promise<RowStream<ActiveLinkRow>> {
+    return this.certificates.streamActive({ ...criteria, superseding: await this.superseding.window(now) });
   }
 
   async lookup(query: { fingerprint?: string; serialNumber?: string; hostname?: string }): Promise<CertificateSummaryDto[]> {

@@ -61,6 +61,11 @@ export class DashboardCountsDto {
   @ApiProperty({ type: 'integer', description: 'Current links whose certificate has expired (notAfter <= now).' }) expired!: number;
   @ApiProperty({ type: [ExpiringWithinDto], description: 'One entry per configured alert threshold, largest first.' })
   expiringWithin!: ExpiringWithinDto[];
+  @ApiProperty({
+    type: 'integer',
+    description: 'Endpoints serving a certificate superseded by a stored renewal not deployed (GET /endpoints?superseded=true).',
+  })
+  renewalNotDeployed!: number;
 }
 
 export class ErrorEndpointDto {

@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { expiringWithinBefore } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { AlertsService } from '../alerts/alerts.service';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { ScannersService } from '../scanners/scanners.service';
 import { SettingsService } from '../settings/settings.service';
 import { UsersRepository } from '../users/users.repository';
@@ -27,6 +28,7 @@ export class DashboardService {
     private readonly alerts: AlertsService,
     private readonly scanners: ScannersService,
     private readonly clock: Clock,
+    private readonly superseding: SupersedingPolicy,
   ) {}
 
   /** The caller's dashboard (docs/api-contract.md section 11): counts and three panels over one scope. */
@@ -38,15 +40,17 @@ export class DashboardService {
     const expiringBefore = expiringWithinBefore(Math.max(...thresholds), now);
     const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
     // Independent reads, each on its own pooled connection.
-    const [endpoints, links, errorEndpoints, expiring, staleScans, alerting] = await Promise.all([
+    const superseding = await this.superseding.window(now);
+    const [endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, alerting] = await Promise.all([
       this.dashboard.countEndpoints(subscriptions, staleBefore),
       this.dashboard.countCurrentLinks(subscriptions, now, horizons),
+      this.dashboard.countRenewalNotDeployed(subscriptions, superseding),
       this.dashboard.findErrorEndpoints(subscriptions, request.limit),
-      this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit),
+      this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit, superseding),
       this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
       this.alerting(),
     ]);
-    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans, alerting }, now);
+    return toDashboard({ thresholds, endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, alerting }, now);
   }
 
   /** Whether anyone will hear of an expiry: mail, the latest alert run, the scanners. Not scoped. */

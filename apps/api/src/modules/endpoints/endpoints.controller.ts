@@ -66,7 +66,8 @@ export class EndpointsController {
       'Needs `endpoints:view`. ' +
       'Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
       '(a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and ' +
-      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included). Each row carries ' +
+      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included) and `superseded` ' +
+      '(true: a current certificate whose renewal is stored but not deployed, see `supersededBy`; false: none). Each row carries ' +
       '`soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` ' +
       '(default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` ' +
       'reverses; endpoints without a value come last either way. ' +
@@ -88,6 +89,7 @@ export class EndpointsController {
       q: query.q,
       starttls: query.starttls,
       expiringBefore: query.expires_within === undefined ? undefined : expiringWithinBefore(query.expires_within, now),
+      superseded: query.superseded,
       sort: query.sort,
     };
     if (format === 'csv') {
@@ -152,8 +154,8 @@ export class EndpointsController {
   @RequirePermission('endpoints:view')
   @ApiOkResponse({ type: EndpointDetailResponseDto })
   async getEndpoint(@Param('id', ParseUUIDPipe) id: string): Promise<EndpointDetailResponseDto> {
-    const [endpoint, current] = await Promise.all([this.endpoints.getEndpoint(id), this.endpoints.currentCertificates(id)]);
     const now = this.clock.now();
+    const [endpoint, current] = await Promise.all([this.endpoints.getEndpoint(id), this.endpoints.currentCertificates(id, now)]);
     return { ...toEndpointResponse(endpoint, now), currentCertificates: current.map((row) => toCurrentCertificate(row, now)) };
   }
 

@@ -170,6 +170,16 @@ export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
   expires_within?: number;
 
   @ApiPropertyOptional({
+    description:
+      'true: only endpoints with a current certificate superseded by a stored renewal not deployed (its `supersededBy`); ' +
+      'false: only endpoints without one.',
+  })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'superseded must be true or false' })
+  superseded?: boolean;
+
+  @ApiPropertyOptional({
     enum: ENDPOINT_SORTS,
     default: 'name',
     description:
@@ -193,6 +203,13 @@ export class EndpointTagsDto {
   tags!: string[];
 }
 
+/** A stored renewal not deployed in a current certificate's place (docs/api-contract.md section 16). */
+export class SupersededByDto {
+  @ApiProperty({ description: 'The renewal that should be deployed.' }) fingerprint!: string;
+  @ApiProperty({ format: 'date-time' }) notBefore!: string;
+  @ApiProperty({ format: 'date-time', description: 'When the renewal was first stored.' }) firstSeenAt!: string;
+}
+
 export class CurrentCertificateDto {
   @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;
   @ApiProperty() fingerprint!: string;
@@ -204,6 +221,14 @@ export class CurrentCertificateDto {
   @ApiProperty({ type: 'integer', description: 'Negative once expired.' }) daysRemaining!: number;
   @ApiProperty({ format: 'date-time' }) firstSeenAt!: string;
   @ApiProperty({ format: 'date-time' }) lastSeenAt!: string;
+  @ApiProperty({
+    type: SupersededByDto,
+    nullable: true,
+    description:
+      'tls on a host endpoint: the stored renewal issued at least an hour later, for the same names, key algorithm and issuer ' +
+      'organization, first stored at least `supersededAfterHours` ago, that is not deployed here; null when none.',
+  })
+  supersededBy!: SupersededByDto | null;
 }
 
 export class EndpointResponseDto {

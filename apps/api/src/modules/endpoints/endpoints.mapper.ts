@@ -1,10 +1,12 @@
 import { daysRemaining } from '@certkeeper/domain';
 import type { CurrentCertificateRow } from '../links/links.repository';
+import { type SupersededBy, supersededByOf } from '../renewals/superseded-by';
 import type {
   BulkResultDto,
   CurrentCertificateDto,
   EndpointResponseDto,
   ScanHistoryRowDto,
+  SupersededByDto,
   TagSummaryDto,
   TlsProfileResponseDto,
 } from './endpoints.dto';
@@ -56,7 +58,13 @@ export function toCurrentCertificate(row: CurrentCertificateRow, now: Date): Cur
     daysRemaining: daysRemaining(row.notAfter, now),
     firstSeenAt: row.firstSeenAt.toISOString(),
     lastSeenAt: row.lastSeenAt.toISOString(),
+    supersededBy: toSupersededBy(supersededByOf(row)),
   };
+}
+
+function toSupersededBy(renewal: SupersededBy | null): SupersededByDto | null {
+  if (renewal === null) return null;
+  return { fingerprint: renewal.fingerprint, notBefore: renewal.notBefore.toISOString(), firstSeenAt: renewal.firstSeenAt.toISOString() };
 }
 
 export function toBulkResult(outcomes: BulkRowOutcome[], now: Date): BulkResultDto {

@@ -6,6 +6,7 @@ import { CountCache } from '../../database/count-cache';
 import { escapeLike, searchSortKey, type SortKeyType } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import { TableUpkeep } from '../../database/table-upkeep';
+import { supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
 import type { Transaction } from '../../database/transaction';
 import type { StarttlsProtocol } from '@certkeeper/domain';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
@@ -48,6 +49,10 @@ export interface EndpointCriteria {
   starttls?: StarttlsProtocol | 'none';
   /** Only endpoints with a current certificate whose notAfter is before this instant (expires_within). */
   expiringBefore?: Date;
+  /** true: only endpoints serving a certificate whose renewal is not deployed (docs/api-contract.md section 16); false: none. */
+  superseded?: boolean;
+  /** The superseding rule's inputs; the service sets them whenever `superseded` is. */
+  superseding?: SupersedingWindow;
   /** The list's order; name when omitted. */
   sort?: EndpointSort;
 }
@@ -144,10 +149,10 @@ export class EndpointsRepository {
     return openRowStream(this.dataSource, matchingQuery(criteria));
   }
 
-  /** From the count cache, unless the filters depend on the clock (expires_within), which nothing notifies. */
+  /** From the count cache, unless the filters depend on the clock (expires_within, superseded), which nothing notifies. */
   private async countOf(where: string, params: unknown[], criteria: EndpointCriteria): Promise<number> {
     const query = countQuery(where, params);
-    if (criteria.expiringBefore === undefined) return this.counts.count(query, ['endpoints']);
+    if (criteria.expiringBefore === undefined && criteria.superseded === undefined) return this.counts.count(query, ['endpoints']);
     const rows = await this.dataSource.query<{ total: number }[]>(query.text, query.values);
     return rows[0].total;
   }
@@ -299,6 +304,13 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
   else if (criteria.starttls) conditions.push(`e.starttls = ${param(criteria.starttls)}`);
   if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
   if (criteria.expiringBefore) conditions.push(`e.soonest_not_after < ${param(criteria.expiringBefore)}`);
+  if (criteria.superseded !== undefined) {
+    const { now, afterHours } = criteria.superseding!;
+    const join = supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: param(now), afterHours: param(afterHours) });
+    const exists = `EXISTS (SELECT 1 FROM endpoint_certificates l JOIN certificates c ON c.fingerprint = l.fingerprint ${join}
+                     WHERE l.endpoint_id = e.id AND l.is_current AND superseding.fingerprint IS NOT NULL)`;
+    conditions.push(criteria.superseded ? exists : `NOT ${exists}`);
+  }
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 

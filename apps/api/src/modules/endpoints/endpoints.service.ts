@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RowStream } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { type CurrentCertificateRow, LinksRepository } from '../links/links.repository';
 import { buildEndpointRecord, type RecordMode } from './endpoint-record';
 import type { EndpointInputDto } from './endpoints.dto';
@@ -37,19 +38,25 @@ export class EndpointsService {
     private readonly endpoints: EndpointsRepository,
     private readonly links: LinksRepository,
     private readonly audit: AuditService,
+    private readonly superseding: SupersedingPolicy,
   ) {}
 
-  listEndpoints(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
-    return this.endpoints.findPage(filter);
+  async listEndpoints(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
+    return this.endpoints.findPage(await this.withSuperseding(filter));
   }
 
-  countEndpoints(criteria: EndpointCriteria): Promise<number> {
-    return this.endpoints.countMatching(criteria);
+  async countEndpoints(criteria: EndpointCriteria): Promise<number> {
+    return this.endpoints.countMatching(await this.withSuperseding(criteria));
+  }
+
+  /** The superseding rule's inputs, read only when the `superseded` filter asks for them. */
+  private async withSuperseding<T extends EndpointCriteria>(criteria: T): Promise<T> {
+    return criteria.superseded === undefined ? criteria : { ...criteria, superseding: await this.superseding.window() };
   }
 
   /** Every endpoint the list filters match, streamed for an export. */
-  exportEndpoints(criteria: EndpointCriteria): Promise<RowStream<EndpointRow>> {
-    return this.endpoints.streamMatching(criteria);
+  async exportEndpoints(criteria: EndpointCriteria): Promise<RowStream<EndpointRow>> {
+    return this.endpoints.streamMatching(await this.withSuperseding(criteria));
   }
 
   async getEndpoint(id: string): Promise<EndpointRow> {
@@ -58,8 +65,8 @@ export class EndpointsService {
     return endpoint;
   }
 
-  currentCertificates(endpointId: string): Promise<CurrentCertificateRow[]> {
-    return this.links.findCurrentCertificates([endpointId]);
+  async currentCertificates(endpointId: string, now: Date): Promise<CurrentCertificateRow[]> {
+    return this.links.findCurrentCertificates([endpointId], await this.superseding.window(now));
   }
 
   async createEndpoint(input: EndpointInputDto, actor: ActorContext): Promise<EndpointRow> {

@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Transaction } from '../../database/transaction';
+import { RotationsService } from '../rotations/rotations.service';
 import type { CertUse } from './endpoint-certificate.entity';
 import { type LinkRef, LinksRepository, type LinkTriples } from './links.repository';
 
@@ -32,10 +33,16 @@ export interface SightingOutcome {
  * - historical link seen    -> reactivated (never duplicated)
  * - current link seen       -> stays current, lastSeenAt moves
  * - current link not seen   -> history (replace mode only), in `moveToHistory` alone
+ *
+ * A role whose current certificates left while others became current rotated: recorded in the
+ * same transaction (docs/api-contract.md section 16). A first certificate is no rotation.
  */
 @Injectable()
 export class LinksService {
-  constructor(private readonly links: LinksRepository) {}
+  constructor(
+    private readonly links: LinksRepository,
+    private readonly rotations: RotationsService,
+  ) {}
 
   /** One sighting in the caller's transaction, the endpoint's row locked first (404 when it is gone). */
   async recordSighting(sighting: Sighting, transaction: Transaction): Promise<SightingOutcome> {
@@ -73,7 +80,17 @@ export class LinksService {
       else if (link.wasCurrent) outcome.alreadyCurrent.push(link.fingerprint);
       else outcome.reactivated.push(link.fingerprint);
     }
-    return sightings.map((sighting) => outcomes.get(roleKey(sighting))!);
+    const results = sightings.map((sighting) => outcomes.get(roleKey(sighting))!);
+    await this.rotations.record(
+      sightings.map(({ endpointId, certUse }, index) => ({
+        endpointId,
+        certUse,
+        retired: results[index].retired,
+        arrived: [...results[index].created, ...results[index].reactivated],
+      })),
+      transaction,
+    );
+    return results;
   }
 
   /**

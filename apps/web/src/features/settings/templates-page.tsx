@@ -14,6 +14,8 @@ type Preview = Schemas['TemplatePreviewDto'];
 const EVENT_NAMES: Record<Template['eventType'], string> = {
   cert_expiring: 'Certificate expiring',
   cert_expired: 'Certificate expired',
+  rotation_regression: 'Renewal made things worse',
+  renewal_not_deployed: 'Renewal not deployed',
 };
 
 /** The e-mail templates of the alerts: edited, previewed by the server's renderer, reset to the default. */

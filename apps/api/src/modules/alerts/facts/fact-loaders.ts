@@ -1,9 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import { ExpiryFacts } from './expiry-facts';
 import type { FactLoader } from './fact-loader';
+import { RenewalFacts } from './renewal-facts';
 
 /** The fact-loader registry: a new event family whose source reads new facts adds its loader class here. */
-const FACT_LOADER_CLASSES = [ExpiryFacts];
+const FACT_LOADER_CLASSES = [ExpiryFacts, RenewalFacts];
 
 export const FACT_LOADERS = Symbol('FACT_LOADERS');
 

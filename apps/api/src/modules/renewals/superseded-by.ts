@@ -1,0 +1,73 @@
+/**
+ * Renewed, not deployed (docs/api-contract.md section 16), as SQL every list that shows it shares:
+ * a current certificate A (`tls`, on a host endpoint) is superseded by the stored certificate B
+ * with the latest notBefore such that B was issued at least an hour after A, is not expired and
+ * not revoked, covers every DNS name of A (A has one at least), has A's key algorithm and A's
+ * issuer organization (A's issuer DN without one), and was first stored at least
+ * `supersededAfterHours` ago. One GIN lookup on `dns_names` per current link asked about.
+ */
+
+/** The rule's inputs: the clock's now and the alert policy's `supersededAfterHours`. */
+export interface SupersedingWindow {
+  now: Date;
+  afterHours: number;
+}
+
+/** The renewal superseding a current certificate, as list rows carry it. */
+export interface SupersededBy {
+  fingerprint: string;
+  notBefore: Date;
+  firstSeenAt: Date;
+}
+
+/** The columns `supersededByJoin` adds to a row, read back by `supersededByOf`. */
+export interface SupersededByColumns {
+  supersededByFingerprint: string | null;
+  supersededByNotBefore: Date | null;
+  supersededByFirstSeenAt: Date | null;
+}
+
+/**
+ * Revocation is not recorded yet: every stored certificate counts as not revoked. The revocation
+ * feature replaces this with its own test of `b`.
+ */
+const notRevoked = (_b: string) => 'true';
+
+/**
+ * `LEFT JOIN LATERAL ... AS <as>` over a query where `link`, `certificate` and `endpoint` alias the
+ * current link, its certificate and its endpoint; `now` and `afterHours` are placeholders bound to
+ * the window's values.
+ */
+export function supersededByJoin(refs: {
+  link: string;
+  certificate: string;
+  endpoint: string;
+  now: string;
+  afterHours: string;
+  as?: string;
+}): string {
+  const { link: l, certificate: a, endpoint: e, now, afterHours } = refs;
+  return `LEFT JOIN LATERAL (
+      SELECT b.fingerprint, b.not_before, b.created_at FROM certificates b
+       WHERE ${l}.cert_use = 'tls' AND ${e}.type = 'host' AND cardinality(${a}.dns_names) > 0
+         AND b.dns_names @> ${a}.dns_names
+         AND b.not_before >= ${a}.not_before + interval '1 hour'
+         AND b.not_after > ${now}::timestamptz
+         AND b.key_algorithm = ${a}.key_algorithm
+         AND coalesce(b.issuer_organization, b.issuer) = coalesce(${a}.issuer_organization, ${a}.issuer)
+         AND b.created_at <= ${now}::timestamptz - make_interval(hours => ${afterHours}::int)
+         AND ${notRevoked('b')}
+       ORDER BY b.not_before DESC, b.fingerprint LIMIT 1
+    ) ${refs.as ?? 'superseding'} ON true`;
+}
+
+/** The select-list entries of the join's columns (`SupersededByColumns`). */
+export function supersededByColumns(as = 'superseding'): string {
+  return `${as}.fingerprint AS "supersededByFingerprint", ${as}.not_before AS "supersededByNotBefore",
+          ${as}.created_at AS "supersededByFirstSeenAt"`;
+}
+
+export function supersededByOf(row: SupersededByColumns): SupersededBy | null {
+  if (row.supersededByFingerprint === null) return null;
+  return { fingerprint: row.supersededByFingerprint, notBefore: row.supersededByNotBefore!, firstSeenAt: row.supersededByFirstSeenAt! };
+}
