@@ -158,6 +158,8 @@ describe('GET /api/v1/dashboard', () => {
         { days: 7, count: 1 },
         { days: 1, count: 0 },
       ],
+      // No renewal stored: renewals-not-deployed.spec.ts counts them.
+      renewalNotDeployed: 0,
     },
     errorEndpoints: [
       { id: ids.E2, name: 'bravo', type: 'host', errorSince: at(-72 * HOUR).toISOString(), lastScanError: 'connection refused' },
@@ -209,6 +211,7 @@ describe('GET /api/v1/dashboard', () => {
           { days: 7, count: 1 },
           { days: 1, count: 0 },
         ],
+        renewalNotDeployed: 0,
       },
       errorEndpoints: [everything().errorEndpoints[0]],
       expiringCertificates: [expiringRow('E2', 'C2', -2), expiringRow('E1', 'C1', 5), expiringRow('E5', 'C5', 30)],
@@ -234,6 +237,7 @@ describe('GET /api/v1/dashboard', () => {
         { days: 7, count: 0 },
         { days: 1, count: 0 },
       ],
+      renewalNotDeployed: 0,
     });
     expect(b.errorEndpoints).toEqual([]);
     expect(b.staleScans).toEqual([]);
@@ -259,6 +263,7 @@ describe('GET /api/v1/dashboard', () => {
       daysRemaining: -2,
       firstSeenAt: expect.any(String) as unknown,
       lastSeenAt: expect.any(String) as unknown,
+      supersededBy: null,
     });
   });
 
