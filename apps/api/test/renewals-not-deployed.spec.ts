@@ -197,7 +197,7 @@ describe('renewals never deployed', () => {
         .counts.renewalNotDeployed;
     const listed = async (superseded: boolean) =>
       (await t.http.get(`/api/v1/endpoints?superseded=${superseded}&limit=500`).set(bearer(admin)).expect(200)).body as {
-        items: { id: string }[];
+        items: { id: string; renewalNotDeployed: boolean }[];
         totalCount: number;
       };
     const before = await listed(true);
@@ -207,10 +207,17 @@ describe('renewals never deployed', () => {
     await waitPastTheDelay();
     const superseded = await listed(true);
     expect(superseded.items.map((e) => e.id)).toContain(id);
-    expect(superseded.totalCount).toBe(superseded.items.length);
+    expect(superseded.items.every((e) => e.renewalNotDeployed)).toBe(true);
+    // The export has the rows of the filter, without the list's flag.
+    const csv = await t.http.get('/api/v1/endpoints?superseded=true&format=csv').set(bearer(admin)).expect(200);
+    const [header, ...lines] = csv.text.trim().split('\r\n');
+    expect(header.split(',')).not.toContain('renewalNotDeployed');
+    expect(lines).toHaveLength(superseded.totalCount);
     // Every endpoint once, whatever number of its certificates are superseded.
     expect(await counted()).toBe(superseded.totalCount);
-    expect((await listed(false)).items.map((e) => e.id)).not.toContain(id);
+    const others = await listed(false);
+    expect(others.items.map((e) => e.id)).not.toContain(id);
+    expect(others.items.some((e) => e.renewalNotDeployed)).toBe(false);
     const bad = await t.http.get('/api/v1/endpoints?superseded=maybe').set(bearer(admin)).expect(400);
     expect(bad.text).toContain('superseded must be true or false');
 

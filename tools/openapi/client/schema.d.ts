@@ -1907,6 +1907,58 @@ export interface components {
              */
             type: "host" | "saml" | "manual";
         };
+        EndpointListItemDto: {
+            /** @description host: whether the chain presented at the latest successful scan was complete and ordered. */
+            chainComplete: boolean | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: int32
+             * @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.
+             */
+            daysRemaining: number | null;
+            dnsName: string | null;
+            enabled: boolean;
+            /** Format: date-time */
+            errorSince: string | null;
+            /** Format: uuid */
+            id: string;
+            ipAddress: string | null;
+            lastScanError: string | null;
+            /** Format: date-time */
+            lastScannedAt: string | null;
+            metadataUrl: string | null;
+            name: string;
+            notes: string;
+            /** Format: int32 */
+            port: number | null;
+            /** @description Whether a current certificate is superseded by a stored renewal not deployed (see `superseded`); not exported to CSV. */
+            renewalNotDeployed: boolean;
+            /** @description host: the address the latest successful scan reached. */
+            resolvedIp: string | null;
+            /** @description saml: metadata of the latest successful fetch. */
+            samlMetadata: {
+                [key: string]: unknown;
+            } | null;
+            scanExempt: boolean;
+            /** Format: uuid */
+            scannerId: string | null;
+            /**
+             * Format: date-time
+             * @description The notAfter of the current certificate that expires first; null without a current certificate.
+             */
+            soonestNotAfter: string | null;
+            /**
+             * @description host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).
+             * @enum {string|null}
+             */
+            starttls: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | null;
+            tags: string[];
+            /** @enum {string} */
+            type: "host" | "saml" | "manual";
+            /** Format: date-time */
+            updatedAt: string;
+        };
         EndpointResponseDto: {
             /** @description host: whether the chain presented at the latest successful scan was complete and ordered. */
             chainComplete: boolean | null;
@@ -5783,7 +5835,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageEnvelopeDto"] & {
-                        items: components["schemas"]["EndpointResponseDto"][];
+                        items: components["schemas"]["EndpointListItemDto"][];
                     };
                     /** @example id,name,type,enabled,scanExempt,scannerId,notes,tags,dnsName,port,ipAddress,starttls,metadataUrl,errorSince,lastScannedAt,lastScanError,soonestNotAfter,daysRemaining,chainComplete,resolvedIp,createdAt,updatedAt */
                     "text/csv": string;

@@ -40,6 +40,7 @@ import {
   BulkResultDto,
   EndpointDetailResponseDto,
   EndpointInputDto,
+  EndpointListItemDto,
   EndpointListQueryDto,
   EndpointResponseDto,
   MAX_TAGS,
@@ -47,7 +48,14 @@ import {
   ScanHistoryRowDto,
   TlsProfileResponseDto,
 } from './endpoints.dto';
-import { toBulkResult, toCurrentCertificate, toEndpointResponse, toScanHistoryRow, toTlsProfile } from './endpoints.mapper';
+import {
+  toBulkResult,
+  toCurrentCertificate,
+  toEndpointListItem,
+  toEndpointResponse,
+  toScanHistoryRow,
+  toTlsProfile,
+} from './endpoints.mapper';
 import type { EndpointRow } from './endpoints.repository';
 import { EndpointsService } from './endpoints.service';
 
@@ -75,11 +83,11 @@ export class EndpointsController {
       'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.',
   })
   @RequirePermission('endpoints:view')
-  @ApiListOrCsvResponse(EndpointResponseDto, 'page')
+  @ApiListOrCsvResponse(EndpointListItemDto, 'page', undefined, EndpointResponseDto)
   async listEndpoints(
     @Query() query: EndpointListQueryDto,
     @RequestedFormat() format: ExportFormat,
-  ): Promise<Page<EndpointResponseDto> | StreamableFile> {
+  ): Promise<Page<EndpointListItemDto> | StreamableFile> {
     const now = this.clock.now();
     const criteria = {
       type: query.type,
@@ -103,7 +111,7 @@ export class EndpointsController {
     }
     const { rows, total } = await this.endpoints.listEndpoints({ ...criteria, limit: query.limit, offset: query.offset });
     return toPage(
-      rows.map((row) => toEndpointResponse(row, now)),
+      rows.map((row) => toEndpointListItem(row, now)),
       total,
       query,
     );

@@ -285,6 +285,14 @@ export class EndpointResponseDto {
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
 
+/** A row of the endpoint list; its CSV export has the columns of EndpointResponseDto. */
+export class EndpointListItemDto extends EndpointResponseDto {
+  @ApiProperty({
+    description: 'Whether a current certificate is superseded by a stored renewal not deployed (see `superseded`); not exported to CSV.',
+  })
+  renewalNotDeployed!: boolean;
+}
+
 export class EndpointDetailResponseDto extends EndpointResponseDto {
   @ApiProperty({ type: [CurrentCertificateDto] }) currentCertificates!: CurrentCertificateDto[];
 }

@@ -4,13 +4,14 @@ import { type SupersededBy, supersededByOf } from '../renewals/superseded-by';
 import type {
   BulkResultDto,
   CurrentCertificateDto,
+  EndpointListItemDto,
   EndpointResponseDto,
   ScanHistoryRowDto,
   SupersededByDto,
   TagSummaryDto,
   TlsProfileResponseDto,
 } from './endpoints.dto';
-import type { EndpointRow } from './endpoints.repository';
+import type { EndpointListRow, EndpointRow } from './endpoints.repository';
 import type { BulkRowOutcome } from './endpoints.service';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import type { TlsProfileEntity } from './tls-profile.entity';
@@ -44,6 +45,10 @@ export function toEndpointResponse(row: EndpointRow, now: Date): EndpointRespons
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+export function toEndpointListItem(row: EndpointListRow, now: Date): EndpointListItemDto {
+  return { ...toEndpointResponse(row, now), renewalNotDeployed: row.renewalNotDeployed };
 }
 
 export function toCurrentCertificate(row: CurrentCertificateRow, now: Date): CurrentCertificateDto {

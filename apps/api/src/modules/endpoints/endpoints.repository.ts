@@ -38,6 +38,9 @@ export type EndpointRow = Omit<EndpointEntity, 'scanner' | 'scanRequestedAt'> & 
   resolvedIp: string | null;
 };
 
+/** A row of the endpoint list (not of its export): whether it serves a certificate whose renewal is not deployed (docs/api-contract.md section 16). */
+export type EndpointListRow = EndpointRow & { renewalNotDeployed: boolean };
+
 /** The list filters (docs/api-contract.md section 4), without a page window. */
 export interface EndpointCriteria {
   type?: EndpointType;
@@ -136,6 +139,21 @@ export class EndpointsRepository {
       count,
     ]);
     return { rows, total };
+  }
+
+  /** Which of these endpoints serve a certificate whose renewal is stored but not deployed (docs/api-contract.md section 16). */
+  async findRenewalNotDeployed(endpointIds: string[], superseding: SupersedingWindow): Promise<Set<string>> {
+    if (endpointIds.length === 0) return new Set();
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      `SELECT DISTINCT l.endpoint_id AS id
+         FROM endpoint_certificates l
+         JOIN endpoints e ON e.id = l.endpoint_id
+         JOIN certificates c ON c.fingerprint = l.fingerprint
+         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$2', afterHours: '$3' })}
+        WHERE l.endpoint_id = ANY($1::uuid[]) AND l.is_current AND superseding.fingerprint IS NOT NULL`,
+      [endpointIds, superseding.now, superseding.afterHours],
+    );
+    return new Set(rows.map((row) => row.id));
   }
 
   /** The number of endpoints matching the list filters. */
@@ -305,10 +323,7 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
   if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
   if (criteria.expiringBefore) conditions.push(`e.soonest_not_after < ${param(criteria.expiringBefore)}`);
   if (criteria.superseded !== undefined) {
-    const { now, afterHours } = criteria.superseding!;
-    const join = supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: param(now), afterHours: param(afterHours) });
-    const exists = `EXISTS (SELECT 1 FROM endpoint_certificates l JOIN certificates c ON c.fingerprint = l.fingerprint ${join}
-                     WHERE l.endpoint_id = e.id AND l.is_current AND superseding.fingerprint IS NOT NULL)`;
+    const exists = servesSuperseded(criteria.superseding!, param);
     conditions.push(criteria.superseded ? exists : `NOT ${exists}`);
   }
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
@@ -323,6 +338,19 @@ function countQuery(where: string, params: unknown[]): SqlQuery {
 function matchingQuery(criteria: EndpointCriteria): SqlQuery {
   const { where, params } = matching(criteria);
   return { text: `${SELECT_ENDPOINT} ${where} ORDER BY ${orderOf(criteria.sort ?? 'name').rows}`, values: params };
+}
+
+/** Whether endpoint `e` serves a current certificate superseded by a stored renewal not deployed (docs/api-contract.md section 16). */
+function servesSuperseded(superseding: SupersedingWindow, param: (value: unknown) => string): string {
+  const join = supersededByJoin({
+    link: 'l',
+    certificate: 'c',
+    endpoint: 'e',
+    now: param(superseding.now),
+    afterHours: param(superseding.afterHours),
+  });
+  return `EXISTS (SELECT 1 FROM endpoint_certificates l JOIN certificates c ON c.fingerprint = l.fingerprint ${join}
+                   WHERE l.endpoint_id = e.id AND l.is_current AND superseding.fingerprint IS NOT NULL)`;
 }
 
 /**

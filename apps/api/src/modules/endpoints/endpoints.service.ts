@@ -11,6 +11,7 @@ import { type BulkRow, readEndpointRow } from './bulk-rows';
 import {
   type EndpointCriteria,
   type EndpointFilter,
+  type EndpointListRow,
   endpointIdentity,
   type EndpointRecord,
   type EndpointRow,
@@ -41,8 +42,15 @@ export class EndpointsService {
     private readonly superseding: SupersedingPolicy,
   ) {}
 
-  async listEndpoints(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
-    return this.endpoints.findPage(await this.withSuperseding(filter));
+  /** A page of the list, each row with whether it serves a certificate whose renewal is not deployed. */
+  async listEndpoints(filter: EndpointFilter): Promise<{ rows: EndpointListRow[]; total: number }> {
+    const superseding = await this.superseding.window();
+    const { rows, total } = await this.endpoints.findPage(filter.superseded === undefined ? filter : { ...filter, superseding });
+    const superseded = await this.endpoints.findRenewalNotDeployed(
+      rows.map((row) => row.id),
+      superseding,
+    );
+    return { rows: rows.map((row) => ({ ...row, renewalNotDeployed: superseded.has(row.id) })), total };
   }
 
   async countEndpoints(criteria: EndpointCriteria): Promise<number> {

@@ -51,6 +51,7 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
                 <tr key={`${certificate.certUse}-${certificate.fingerprint}`}>
                   <td>
                     <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
+                    {certificate.supersededBy && <RenewalNotDeployed renewal={certificate.supersededBy} />}
                   </td>
                   <td>{certificate.sans.join(', ')}</td>
                   <td>{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>
@@ -68,6 +69,21 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
         </div>
       )}
     </section>
+  );
+}
+
+/** A stored renewal the endpoint does not serve yet (docs/api-contract.md section 16). */
+function RenewalNotDeployed({ renewal }: { renewal: NonNullable<CurrentCertificate['supersededBy']> }) {
+  return (
+    <p className="small">
+      <span className="urgency urgency-warning">
+        <span aria-hidden="true">⚠</span> Renewal not deployed:
+      </span>{' '}
+      <Link className="mono" to={`/certificates/${renewal.fingerprint}`} title={`SHA-256 fingerprint ${renewal.fingerprint}`}>
+        {renewal.fingerprint.slice(0, 16)}…
+      </Link>
+      , issued <DateTime value={renewal.notBefore} />, stored <DateTime value={renewal.firstSeenAt} />
+    </p>
   );
 }
 

@@ -60,6 +60,7 @@ export function EndpointListPage() {
   const type = TYPES.find((candidate) => candidate === typeParam);
   const enabled = parseBool(params.get('enabled'));
   const hasError = parseBool(params.get('has_error'));
+  const superseded = parseBool(params.get('superseded'));
   const tags = params.getAll('tag');
   const sortParam = params.get('sort');
   // Natural name order ("App 2" before "App 10") is the API's default and the list's.
@@ -76,6 +77,7 @@ export function EndpointListPage() {
     type,
     enabled,
     has_error: hasError,
+    superseded,
     tag: tags.length > 0 ? tags : undefined,
     expires_within: /^\d+$/.test(expiresWithin) ? Number(expiresWithin) : undefined,
     sort,
@@ -179,6 +181,14 @@ export function EndpointListPage() {
             <option value="false">Healthy</option>
           </select>
         </div>
+        <div className="field">
+          <label htmlFor="filter-superseded">Renewal</label>
+          <select id="filter-superseded" value={params.get('superseded') ?? ''} onChange={(e) => update({ superseded: e.target.value })}>
+            <option value="">Any</option>
+            <option value="true">Not deployed</option>
+            <option value="false">Deployed or none stored</option>
+          </select>
+        </div>
         <button type="submit">Apply</button>
       </form>
 
@@ -217,6 +227,11 @@ export function EndpointListPage() {
                   </td>
                   <td>
                     <EndpointHealth endpoint={endpoint} notice={notice} />
+                    {endpoint.renewalNotDeployed && (
+                      <div className="urgency urgency-warning">
+                        <span aria-hidden="true">⚠</span> Renewal not deployed
+                      </div>
+                    )}
                   </td>
                   <td>{endpoint.type}</td>
                   <td className="mono">
