@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DAY } from './support/fake-clock';
-import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { callReplica, type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
+import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { createTestDatabase } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
 
@@ -53,20 +53,12 @@ describe('the alert job on two replicas', () => {
     await rm(directory, { recursive: true, force: true });
   }, 60_000);
 
-  const call = async (replica: RunningService, method: string, path: string, body?: string, contentType = 'application/json') => {
-    const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body,
-      signal: AbortSignal.timeout(120_000),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
-  };
+  const call = (replica: RunningService, method: string, path: string, body?: string, contentType?: string) =>
+    callReplica(replica, token, { method, path, body, contentType });
 
   /** Mail through `smtp`; the first administrator (notify on) is the one recipient. */
   async function sendMailTo(smtp: TestSmtpServer): Promise<void> {
-    const mail = { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    const mail = mailSettingsFor(smtp);
     expect((await call(b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
   }
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { Client } from 'pg';
 import { DAY } from './support/fake-clock';
-import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
-import { type CapturedMail, startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { callReplica, type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
+import { type CapturedMail, mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { createTestDatabase } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
 
@@ -53,7 +53,7 @@ describe('the renewal events on two replicas', () => {
         await stopService(a, 'SIGKILL');
       },
     });
-    const mail = { enabled: true, host: '127.0.0.1', port: relay.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    const mail = mailSettingsFor(relay);
     expect((await call(b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
   }, 60_000);
 
@@ -64,16 +64,8 @@ describe('the renewal events on two replicas', () => {
     await rm(directory, { recursive: true, force: true });
   }, 60_000);
 
-  async function call(replica: RunningService, method: string, path: string, body?: string, contentType = 'application/json') {
-    const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body,
-      signal: AbortSignal.timeout(120_000),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
-  }
+  const call = (replica: RunningService, method: string, path: string, body?: string, contentType?: string) =>
+    callReplica(replica, token, { method, path, body, contentType });
   const runOn = async (replica: RunningService) => (await call(replica, 'POST', '/alerts/run')).body as Totals;
   const daysAgo = (days: number) => new Date(Math.floor((Date.now() - days * DAY) / 1000) * 1000);
   const mint = (host: string, issuedDaysAgo: number) =>

@@ -1,7 +1,7 @@
 import { generateKeyPair, mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { createHash } from 'node:crypto';
 import { hostScanResult } from './support/scan-results';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { bearer, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 import { DAY, HOUR, MINUTE } from './support/fake-clock';
 
@@ -35,7 +35,7 @@ describe('renewals never deployed', () => {
     admin = await login(t);
     scannerToken = (await defaultScannerCredentials(t, admin)).token;
     smtp = await startSmtpServer();
-    const mail = { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    const mail = mailSettingsFor(smtp);
     await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mail).expect(200);
     ca = await mintCertificate({ subject: 'CN=Issuing CA 1, O=Example Trust', ca: true });
     otherCa = await mintCertificate({ subject: 'CN=Issuing CA 2, O=Another Trust', ca: true });

@@ -57,3 +57,20 @@ export function sharedServiceEnvironment(databaseUrl: string, admin: { email: st
     ADMIN_PASSWORD: admin.password,
   };
 }
+
+/** One request to a replica's API (`path` under /api/v1) with a bearer token; the JSON body parsed, null when empty. */
+export async function callReplica(
+  replica: RunningService,
+  token: string,
+  request: { method: string; path: string; body?: string; contentType?: string },
+): Promise<{ status: number; body: unknown }> {
+  const { method, path, body, contentType = 'application/json' } = request;
+  const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+    body,
+    signal: AbortSignal.timeout(120_000),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
+}

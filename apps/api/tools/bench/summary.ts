@@ -23,6 +23,9 @@ const EXPECTED_ROWS = [
   /^API peak memory, inventory/,
   /^API peak memory, calendar/,
   /^TLS profile, legacy server/,
+  // docs/api-contract.md section 16.
+  /^Agent cycle, \d+ hosts, every host rotating/,
+  /^GET \/certificates\/active\?limit=500 \(with supersededBy\)/,
 ];
 
 function main(): void {
