@@ -8,8 +8,8 @@ import { browserSession, describeWithChromium, seriousViolations, signIn } from 
 /*
  * Rotations and renewals never deployed on the endpoint screens (docs/api-contract.md section 16),
  * at 1280×800 and 390×844: the list offers the "Renewal: Not deployed" filter and marks such rows,
- * the endpoint shows the renewal beside its current certificate and a rotation timeline whose
- * regression reads as the word "Regression", not as a colour alone.
+ * the endpoint (and the Expiring screen) shows the renewal beside its current certificate, and a
+ * rotation timeline whose regression reads as the word "Regression", not as a colour alone.
  */
 const DAY = 24 * HOUR;
 const SIZES = [
@@ -82,6 +82,13 @@ describeWithChromium('rotations and renewals not deployed in a browser', () => {
       await rotations.getByText('1 regression').waitFor();
       await rotations.getByText('Regression: Names (SANs): portal.example.test, www.portal.example.test → portal.example.test').waitFor();
       expect(await rotations.getByRole('listitem').filter({ hasText: 'Lifetime' }).count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // The Expiring screen's row names the renewal too.
+      await page.goto('/expiring?days=365');
+      await page.getByRole('heading', { name: 'Expiring', level: 1 }).waitFor();
+      const expiring = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Customer portal' }) });
+      await expiring.getByText('Renewal not deployed:').waitFor();
       expect(await seriousViolations(page)).toEqual([]);
     }, 60_000);
   });

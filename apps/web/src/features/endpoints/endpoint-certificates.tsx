@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { api, type Schemas } from '../../api/client';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { LoadError } from '../../ui/layout';
+import { RenewalNotDeployed } from '../../ui/renewal-not-deployed';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 
@@ -69,21 +70,6 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
         </div>
       )}
     </section>
-  );
-}
-
-/** A stored renewal the endpoint does not serve yet (docs/api-contract.md section 16). */
-function RenewalNotDeployed({ renewal }: { renewal: NonNullable<CurrentCertificate['supersededBy']> }) {
-  return (
-    <p className="small">
-      <span className="urgency urgency-warning">
-        <span aria-hidden="true">⚠</span> Renewal not deployed:
-      </span>{' '}
-      <Link className="mono" to={`/certificates/${renewal.fingerprint}`} title={`SHA-256 fingerprint ${renewal.fingerprint}`}>
-        {renewal.fingerprint.slice(0, 16)}…
-      </Link>
-      , issued <DateTime value={renewal.notBefore} />, stored <DateTime value={renewal.firstSeenAt} />
-    </p>
   );
 }
 
