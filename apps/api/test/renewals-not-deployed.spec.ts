@@ -122,6 +122,14 @@ describe('renewals never deployed', () => {
     }
   });
 
+  it('a renewal stored before the certificate it supersedes was first seen counts the same', async () => {
+    const renewal = await leaf('early.example.com', { notBefore: at(6 * DAY) });
+    await store(renewal);
+    const id = await serving(await leaf('early.example.com', { notBefore: at(0) }));
+    await waitPastTheDelay();
+    expect(await supersededOf(id)).toEqual([sha256(renewal)]);
+  });
+
   it.each([
     ['issued within the hour', { notBefore: 30 * MINUTE }],
     ['expired', { notBefore: 2 * HOUR, notAfter: 3 * HOUR }],

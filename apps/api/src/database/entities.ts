@@ -9,6 +9,7 @@ import { DiscoveryInboxEntryEntity } from '../modules/discovery/inbox-entry.enti
 import { CertificateEntity } from '../modules/certificates/certificate.entity';
 import { EndpointCertificateEntity } from '../modules/links/endpoint-certificate.entity';
 import { RotationEntity } from '../modules/rotations/rotation.entity';
+import { CertificateRenewalEntity } from '../modules/renewals/certificate-renewal.entity';
 import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
 import { SamlDocumentEntity } from '../modules/scanner-protocol/saml-document.entity';
 import { TlsProfileHistoryEntity } from '../modules/endpoints/tls-profile-history.entity';
@@ -38,6 +39,7 @@ export const ENTITIES = [
   CertificateEntity,
   EndpointCertificateEntity,
   RotationEntity,
+  CertificateRenewalEntity,
   TlsProfileHistoryEntity,
   SamlDocumentEntity,
   SettingEntity,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { RECORD_ALL_PAIRS_SQL } from '../../src/modules/renewals/superseded-by';
 import { type ApiProcess, login, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
@@ -39,6 +40,8 @@ export async function seedInventory(databaseUrl: string, rows: number, { endpoin
          FROM generate_series(10, $1, 10) AS i`,
       [rows],
     );
+    // What storing them through the API records: each certificate's renewals.
+    await client.query(RECORD_ALL_PAIRS_SQL);
     await client.query(
       `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
        SELECT e.id, c.fingerprint, CASE e.type WHEN 'host' THEN 'tls' WHEN 'saml' THEN 'signing' ELSE 'manual' END, true, c.not_after, now(), now()

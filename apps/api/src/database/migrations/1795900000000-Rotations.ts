@@ -4,7 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Rotations and renewals never deployed (docs/api-contract.md section 16): `rotations` records
  * each replacement of an endpoint's current certificate with what changed; `certificates.dns_names`
  * holds the DNS names among the SANs (lower case, no trailing dot), GIN-indexed, so that finding a
- * stored renewal whose names include a deployed certificate's is an index lookup.
+ * stored renewal whose names include a certificate's is an index lookup; `certificate_renewals`
+ * holds each pair of certificate and renewal by the timeless half of section 16's rule.
  */
 export class Rotations1795900000000 implements MigrationInterface {
   name = 'Rotations1795900000000';
@@ -35,9 +36,28 @@ export class Rotations1795900000000 implements MigrationInterface {
         WHERE cardinality(sans) > 0`,
     );
     await queryRunner.query(`CREATE INDEX "certificates_dns_names_idx" ON "certificates" USING gin ("dns_names")`);
+    await queryRunner.query(
+      `CREATE TABLE "certificate_renewals" (
+        "certificate" text COLLATE "C" NOT NULL,
+        "renewal" text COLLATE "C" NOT NULL,
+        CONSTRAINT "certificate_renewals_pkey" PRIMARY KEY ("certificate", "renewal"),
+        CONSTRAINT "certificate_renewals_certificate_fkey" FOREIGN KEY ("certificate") REFERENCES "certificates"("fingerprint") ON DELETE CASCADE ON UPDATE NO ACTION,
+        CONSTRAINT "certificate_renewals_renewal_fkey" FOREIGN KEY ("renewal") REFERENCES "certificates"("fingerprint") ON DELETE CASCADE ON UPDATE NO ACTION
+      )`,
+    );
+    await queryRunner.query(`CREATE INDEX "certificate_renewals_renewal_idx" ON "certificate_renewals" ("renewal")`);
+    // The timeless half of the rule as modules/renewals/superseded-by.ts had it when this migration landed.
+    await queryRunner.query(
+      `INSERT INTO "certificate_renewals" (certificate, renewal)
+       SELECT a.fingerprint, b.fingerprint FROM certificates a JOIN certificates b
+           ON cardinality(a.dns_names) > 0 AND b.dns_names @> a.dns_names
+          AND b.not_before >= a.not_before + interval '1 hour' AND b.key_algorithm = a.key_algorithm
+          AND coalesce(b.issuer_organization, b.issuer) = coalesce(a.issuer_organization, a.issuer)`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE "certificate_renewals"`);
     await queryRunner.query(`DROP INDEX "certificates_dns_names_idx"`);
     await queryRunner.query(`ALTER TABLE "certificates" DROP COLUMN "dns_names"`);
     await queryRunner.query(`DROP TABLE "rotations"`);

@@ -19,6 +19,7 @@ import {
   CertificatesRepository,
   type CertificateSummary,
 } from './certificates.repository';
+import { RenewalsRepository } from '../renewals/renewals.repository';
 import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
 import type {
@@ -42,6 +43,7 @@ export class CertificatesService {
     private readonly verdicts: TrustVerdictsService,
     private readonly clock: Clock,
     private readonly superseding: SupersedingPolicy,
+    private readonly renewals: RenewalsRepository,
   ) {}
 
   /**
@@ -50,6 +52,7 @@ export class CertificatesService {
    */
   async storeParsed(certificates: ParsedCertificate[], transaction: Transaction): Promise<Set<string>> {
     const created = await this.certificates.storeMany(certificates, transaction);
+    await this.renewals.recordPairs([...created], transaction);
     await this.verdicts.evaluateArrivals(
       certificates.filter((certificate) => created.has(certificate.fingerprintSha256)),
       transaction,

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ExpiringEndpoint } from '../expiry/expiry.repository';
 import { inSubscriptionScope } from '../expiry/subscription-scope';
-import { supersededByJoin, type SupersedingWindow } from './superseded-by';
+import type { Transaction } from '../../database/transaction';
+import { recordPairsSql, supersededByJoin, type SupersedingWindow } from './superseded-by';
 
 /** A current certificate in a recipient's scope, with the endpoints in scope it is current on. */
 interface CurrentInScope {
@@ -30,6 +31,12 @@ const ENDPOINTS_IN_SCOPE = `(SELECT json_agg(DISTINCT jsonb_build_object('id', e
 @Injectable()
 export class RenewalsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Records the pairs of certificate and renewal that newly stored certificates take part in, in the storing transaction. */
+  async recordPairs(fingerprints: string[], transaction: Transaction): Promise<void> {
+    if (fingerprints.length === 0) return;
+    await transaction.query(recordPairsSql('$1'), [fingerprints]);
+  }
 
   /** Current certificates in scope that a regressing rotation brought in, each with its latest such rotation. */
   async findRegressedCurrent(scope: readonly string[]): Promise<RegressedCertificate[]> {

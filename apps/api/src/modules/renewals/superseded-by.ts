@@ -4,7 +4,8 @@
  * with the latest notBefore such that B was issued at least an hour after A, is not expired and
  * not revoked, covers every DNS name of A (A has one at least), has A's key algorithm and A's
  * issuer organization (A's issuer DN without one), and was first stored at least
- * `supersededAfterHours` ago. One GIN lookup on `dns_names` per current link asked about.
+ * `supersededAfterHours` ago. The pairs of certificate and renewal are recorded when a certificate
+ * is stored (docs/decisions/0026); reading asks only the time conditions.
  */
 
 /** The rule's inputs: the clock's now and the alert policy's `supersededAfterHours`. */
@@ -34,9 +35,39 @@ export interface SupersededByColumns {
 const notRevoked = (_b: string) => 'true';
 
 /**
+ * The timeless half of the rule, between stored certificates `a` and `b`: B issued at least an
+ * hour after A, covering A's DNS names (A has one at least), with A's key algorithm and issuer
+ * organization (issuer DN without one). Certificates never change, so the pairs it holds for are
+ * recorded once, when either is stored (`certificate_renewals`, `recordPairsSql`).
+ */
+const RENEWS = (a: string, b: string) => `cardinality(${a}.dns_names) > 0 AND ${b}.dns_names @> ${a}.dns_names
+     AND ${b}.not_before >= ${a}.not_before + interval '1 hour' AND ${b}.key_algorithm = ${a}.key_algorithm
+     AND coalesce(${b}.issuer_organization, ${b}.issuer) = coalesce(${a}.issuer_organization, ${a}.issuer)`;
+
+/**
+ * Inserts the pairs (certificate, renewal) that the certificates named by `fingerprints` (a
+ * placeholder bound to a text array) take part in, either side; two GIN lookups per certificate.
+ */
+export function recordPairsSql(fingerprints: string): string {
+  return `INSERT INTO certificate_renewals (certificate, renewal)
+    SELECT a.fingerprint, b.fingerprint FROM certificates a JOIN certificates b ON ${RENEWS('a', 'b')}
+     WHERE a.fingerprint = ANY(${fingerprints}::text[])
+    UNION
+    SELECT a.fingerprint, b.fingerprint FROM certificates b JOIN certificates a ON a.dns_names && b.dns_names AND ${RENEWS('a', 'b')}
+     WHERE b.fingerprint = ANY(${fingerprints}::text[])
+    ON CONFLICT DO NOTHING`;
+}
+
+/** The same pairs among every stored certificate, for a migration's or a benchmark's backfill. */
+export const RECORD_ALL_PAIRS_SQL = `INSERT INTO certificate_renewals (certificate, renewal)
+  SELECT a.fingerprint, b.fingerprint FROM certificates a JOIN certificates b ON ${RENEWS('a', 'b')}
+  ON CONFLICT DO NOTHING`;
+
+/**
  * `LEFT JOIN LATERAL ... AS <as>` over a query where `link`, `certificate` and `endpoint` alias the
  * current link, its certificate and its endpoint; `now` and `afterHours` are placeholders bound to
- * the window's values.
+ * the window's values. The recorded pairs leave only the rule's time to check: one index probe
+ * per row, nothing more for a certificate without a renewal.
  */
 export function supersededByJoin(refs: {
   link: string;
@@ -48,13 +79,10 @@ export function supersededByJoin(refs: {
 }): string {
   const { link: l, certificate: a, endpoint: e, now, afterHours } = refs;
   return `LEFT JOIN LATERAL (
-      SELECT b.fingerprint, b.not_before, b.created_at FROM certificates b
-       WHERE ${l}.cert_use = 'tls' AND ${e}.type = 'host' AND cardinality(${a}.dns_names) > 0
-         AND b.dns_names @> ${a}.dns_names
-         AND b.not_before >= ${a}.not_before + interval '1 hour'
+      SELECT b.fingerprint, b.not_before, b.created_at
+        FROM certificate_renewals r JOIN certificates b ON b.fingerprint = r.renewal
+       WHERE ${l}.cert_use = 'tls' AND ${e}.type = 'host' AND r.certificate = ${a}.fingerprint
          AND b.not_after > ${now}::timestamptz
-         AND b.key_algorithm = ${a}.key_algorithm
-         AND coalesce(b.issuer_organization, b.issuer) = coalesce(${a}.issuer_organization, ${a}.issuer)
          AND b.created_at <= ${now}::timestamptz - make_interval(hours => ${afterHours}::int)
          AND ${notRevoked('b')}
        ORDER BY b.not_before DESC, b.fingerprint LIMIT 1
