@@ -46,13 +46,19 @@ export class Rotations1795900000000 implements MigrationInterface {
       )`,
     );
     await queryRunner.query(`CREATE INDEX "certificate_renewals_renewal_idx" ON "certificate_renewals" ("renewal")`);
-    // The timeless half of the rule as modules/renewals/superseded-by.ts had it when this migration landed.
+    // The timeless half of the rule as modules/renewals/superseded-by.ts had it when this migration
+    // landed, one GIN lookup per certificate (OFFSET 0 keeps the subquery from becoming a join that
+    // compares every pair of a store whose certificates share an issuer).
+    await queryRunner.query(`ANALYZE "certificates"`);
     await queryRunner.query(
       `INSERT INTO "certificate_renewals" (certificate, renewal)
-       SELECT a.fingerprint, b.fingerprint FROM certificates a JOIN certificates b
-           ON cardinality(a.dns_names) > 0 AND b.dns_names @> a.dns_names
-          AND b.not_before >= a.not_before + interval '1 hour' AND b.key_algorithm = a.key_algorithm
-          AND coalesce(b.issuer_organization, b.issuer) = coalesce(a.issuer_organization, a.issuer)`,
+       SELECT a.fingerprint, renewal.fingerprint FROM certificates a
+        CROSS JOIN LATERAL (
+          SELECT b.fingerprint FROM certificates b
+           WHERE cardinality(a.dns_names) > 0 AND b.dns_names @> a.dns_names
+             AND b.not_before >= a.not_before + interval '1 hour' AND b.key_algorithm = a.key_algorithm
+             AND coalesce(b.issuer_organization, b.issuer) = coalesce(a.issuer_organization, a.issuer)
+          OFFSET 0) renewal`,
     );
   }
 
