@@ -23,6 +23,7 @@ import { ScannerProtocolModule } from './modules/scanner-protocol/scanner-protoc
 import { MaintenanceModule } from './modules/maintenance/maintenance.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { OidcModule } from './modules/oidc/oidc.module';
+import { RotationsModule } from './modules/rotations/rotations.module';
 import { ScannersModule } from './modules/scanners/scanners.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TemplatesModule } from './modules/templates/templates.module';
@@ -65,6 +66,7 @@ export class AppModule {
         ApiKeysModule,
         ScannersModule,
         EndpointsModule,
+        RotationsModule,
         DiscoveryModule,
         CertificatesModule,
         ScannerProtocolModule,

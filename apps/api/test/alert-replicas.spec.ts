@@ -11,7 +11,7 @@ import {
   startService,
   stopService,
 } from './support/service-process';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { createTestDatabase } from './support/test-app';
 import { databaseUrl, withAdminClient } from './support/test-database';
 
@@ -60,7 +60,7 @@ describe('the alert job on two replicas', () => {
 
   /** Mail through `smtp`; the first administrator (notify on) is the one recipient. */
   async function sendMailTo(smtp: TestSmtpServer): Promise<void> {
-    const mail = { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    const mail = mailSettingsFor(smtp);
     expect((await call(b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
   }
 

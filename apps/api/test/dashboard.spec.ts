@@ -170,6 +170,8 @@ describe('GET /api/v1/dashboard', () => {
         { days: 1, count: 0 },
       ],
       renewalOverdue: 2,
+      // No renewal stored: renewals-not-deployed.spec.ts counts them.
+      renewalNotDeployed: 0,
     },
     errorEndpoints: [
       { id: ids.E2, name: 'bravo', type: 'host', errorSince: at(-72 * HOUR).toISOString(), lastScanError: 'connection refused' },
@@ -222,6 +224,7 @@ describe('GET /api/v1/dashboard', () => {
           { days: 1, count: 0 },
         ],
         renewalOverdue: 1,
+        renewalNotDeployed: 0,
       },
       errorEndpoints: [everything().errorEndpoints[0]],
       expiringCertificates: [expiringRow('E2', 'C2', -2), expiringRow('E1', 'C1', 5), expiringRow('E5', 'C5', 30)],
@@ -248,6 +251,7 @@ describe('GET /api/v1/dashboard', () => {
         { days: 1, count: 0 },
       ],
       renewalOverdue: 1,
+      renewalNotDeployed: 0,
     });
     expect(b.errorEndpoints).toEqual([]);
     expect(b.staleScans).toEqual([]);
@@ -273,6 +277,7 @@ describe('GET /api/v1/dashboard', () => {
       daysRemaining: -2,
       firstSeenAt: expect.any(String) as unknown,
       lastSeenAt: expect.any(String) as unknown,
+      supersededBy: null,
     });
   });
 

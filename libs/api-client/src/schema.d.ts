@@ -541,7 +541,7 @@ export interface paths {
         };
         /**
          * List endpoints
-         * @description Needs `endpoints:view`. Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and `expires_within` (days: a current certificate with daysRemaining at most that, expired ones included). Each row carries `soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` (default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` reverses; endpoints without a value come last either way. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
+         * @description Needs `endpoints:view`. Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and `expires_within` (days: a current certificate with daysRemaining at most that, expired ones included) and `superseded` (true: a current certificate whose renewal is stored but not deployed, see `supersededBy`; false: none). Each row carries `soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` (default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` reverses; endpoints without a value come last either way. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
          */
         get: operations["listEndpoints"];
         put?: never;
@@ -640,6 +640,26 @@ export interface paths {
          * @description Needs `endpoints:view`. One row per scan, newest first: when, success or error, the address reached, the leaf fingerprint, the TLS version and the scanner. Empty for manual endpoints. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of scans. As CSV (`Accept: text/csv` or `format=csv`): the whole history, newest first.
          */
         get: operations["getEndpointHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endpoints/{id}/rotations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's certificate rotations
+         * @description Needs `endpoints:view`. One row each time a current certificate of the endpoint was replaced by another (scans and uploads alike), newest first: the role, both fingerprints, every compared field that changed (`issuer`, `trustedBy`, `chainComplete`, `keyAlgorithm`, `keySize`, `signatureAlgorithm`, `sans`, `extendedKeyUsage`, `lifetimeDays`) and the regressions among them, with `rollback` when the new certificate was issued before the old one. A first certificate is not a rotation. A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of rotations. 404 for an unknown id.
+         */
+        get: operations["getEndpointRotations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -893,7 +913,7 @@ export interface paths {
         };
         /**
          * List notification templates
-         * @description Needs `settings:view`. One row per event type (`cert_expiring`, `cert_expired`, `renewal_overdue`) and channel (`email`): the subject and body in effect, whether they are a custom override, and the variables they may use.
+         * @description Needs `settings:view`. One row per event type (`cert_expiring`, `cert_expired`, `renewal_overdue`, `rotation_regression`, `renewal_not_deployed`) and channel (`email`): the subject and body in effect, whether they are a custom override, and the variables they may use.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -1500,6 +1520,8 @@ export interface components {
             /** Format: date-time */
             notBefore: string;
             sans: string[];
+            /** @description tls on a host endpoint: the stored renewal issued at least an hour later, for the same names, key algorithm and issuer organization, first stored at least `supersededAfterHours` ago, that is not deployed here; null when none. */
+            supersededBy: components["schemas"]["SupersededByDto"] | null;
         };
         AlertFailureCountDto: {
             /** Format: int32 */
@@ -1815,6 +1837,8 @@ export interface components {
             /** Format: date-time */
             notBefore: string;
             sans: string[];
+            /** @description tls on a host endpoint: the stored renewal issued at least an hour later, for the same names, key algorithm and issuer organization, first stored at least `supersededAfterHours` ago, that is not deployed here; null when none. */
+            supersededBy: components["schemas"]["SupersededByDto"] | null;
         };
         DashboardCountsDto: {
             /**
@@ -1835,6 +1859,11 @@ export interface components {
             expired: number;
             /** @description One entry per configured alert threshold, largest first. */
             expiringWithin: components["schemas"]["ExpiringWithinDto"][];
+            /**
+             * Format: int32
+             * @description Endpoints serving a certificate superseded by a stored renewal not deployed (GET /endpoints?superseded=true).
+             */
+            renewalNotDeployed: number;
             /**
              * Format: int32
              * @description Current certificates whose ACME CA's suggested renewal window has ended (0 while the alert policy's renewalInfo is off).
@@ -1964,6 +1993,58 @@ export interface components {
              * @enum {string}
              */
             type: "host" | "saml" | "manual";
+        };
+        EndpointListItemDto: {
+            /** @description host: whether the chain presented at the latest successful scan was complete and ordered. */
+            chainComplete: boolean | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: int32
+             * @description soonestNotAfter's floor((notAfter - now) / 24 h), negative once expired; null without a current certificate.
+             */
+            daysRemaining: number | null;
+            dnsName: string | null;
+            enabled: boolean;
+            /** Format: date-time */
+            errorSince: string | null;
+            /** Format: uuid */
+            id: string;
+            ipAddress: string | null;
+            lastScanError: string | null;
+            /** Format: date-time */
+            lastScannedAt: string | null;
+            metadataUrl: string | null;
+            name: string;
+            notes: string;
+            /** Format: int32 */
+            port: number | null;
+            /** @description Whether a current certificate is superseded by a stored renewal not deployed (see `superseded`); not exported to CSV. */
+            renewalNotDeployed: boolean;
+            /** @description host: the address the latest successful scan reached. */
+            resolvedIp: string | null;
+            /** @description saml: metadata of the latest successful fetch. */
+            samlMetadata: {
+                [key: string]: unknown;
+            } | null;
+            scanExempt: boolean;
+            /** Format: uuid */
+            scannerId: string | null;
+            /**
+             * Format: date-time
+             * @description The notAfter of the current certificate that expires first; null without a current certificate.
+             */
+            soonestNotAfter: string | null;
+            /**
+             * @description host: the plain-text upgrade before the TLS handshake; null is implicit TLS (and always null for saml and manual).
+             * @enum {string|null}
+             */
+            starttls: "smtp" | "imap" | "pop3" | "ftp" | "ldap" | "postgres" | "xmpp" | null;
+            tags: string[];
+            /** @enum {string} */
+            type: "host" | "saml" | "manual";
+            /** Format: date-time */
+            updatedAt: string;
         };
         EndpointResponseDto: {
             /** @description host: whether the chain presented at the latest successful scan was complete and ordered. */
@@ -2595,6 +2676,33 @@ export interface components {
              */
             skippedRows: number;
         };
+        RotationChangeDto: {
+            /** @enum {string} */
+            field: "issuer" | "trustedBy" | "chainComplete" | "keyAlgorithm" | "keySize" | "signatureAlgorithm" | "sans" | "extendedKeyUsage" | "lifetimeDays";
+            /** @description The value of the field: an array for trustedBy, sans and extendedKeyUsage; null when unknown. */
+            from: (string | null) | number | boolean | string[];
+            /** @description The value of the field: an array for trustedBy, sans and extendedKeyUsage; null when unknown. */
+            to: (string | null) | number | boolean | string[];
+        };
+        RotationDto: {
+            /**
+             * Format: date-time
+             * @description When the replacement was recorded.
+             */
+            at: string;
+            /** @enum {string} */
+            certUse: "tls" | "signing" | "encryption" | "manual";
+            /** @description Every compared field that differs. */
+            changes: components["schemas"]["RotationChangeDto"][];
+            /** @description The certificate that was current before. */
+            fromFingerprint: string;
+            /** Format: uuid */
+            id: string;
+            /** @description The changes that made things worse, and `rollback` when the new certificate was issued before the old one. */
+            regressions: ("issuer" | "trustedBy" | "chainComplete" | "keyAlgorithm" | "keySize" | "signatureAlgorithm" | "sans" | "extendedKeyUsage" | "lifetimeDays" | "rollback")[];
+            /** @description The certificate current since. */
+            toFingerprint: string;
+        };
         SamlScanResultDto: {
             digest: string | null;
             /** @description The metadata document; the API parses it itself. */
@@ -2695,6 +2803,17 @@ export interface components {
             scannerId: string | null;
             /** @enum {string} */
             type: "host" | "saml";
+        };
+        SupersededByDto: {
+            /** @description The renewal that should be deployed. */
+            fingerprint: string;
+            /**
+             * Format: date-time
+             * @description When the renewal was first stored.
+             */
+            firstSeenAt: string;
+            /** Format: date-time */
+            notBefore: string;
         };
         SweepFindingDto: {
             /** @description An IP address of the sweep. */
@@ -2809,7 +2928,7 @@ export interface components {
             /** @enum {string} */
             channel: "email";
             /** @enum {string} */
-            eventType: "cert_expiring" | "cert_expired" | "renewal_overdue";
+            eventType: "cert_expiring" | "cert_expired" | "renewal_overdue" | "rotation_regression" | "renewal_not_deployed";
             /** @description false: the built-in default applies. */
             isCustom: boolean;
             subject: string;
@@ -5814,6 +5933,8 @@ export interface operations {
                 q?: string;
                 /** @description Only endpoints with a current certificate expiring within this many days (daysRemaining <= it), expired ones included. */
                 expires_within?: number;
+                /** @description true: only endpoints with a current certificate superseded by a stored renewal not deployed (its `supersededBy`); false: only endpoints without one. */
+                superseded?: boolean;
                 /** @description name: natural order ("app 2" before "app 10"), any case; daysRemaining: the soonest-expiring current certificate first, expired first; lastScannedAt; createdAt. A leading `-` reverses. Endpoints without a current certificate (daysRemaining) or never scanned (lastScannedAt) come last in both directions. */
                 sort?: "name" | "-name" | "daysRemaining" | "-daysRemaining" | "lastScannedAt" | "-lastScannedAt" | "createdAt" | "-createdAt";
             };
@@ -5831,7 +5952,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageEnvelopeDto"] & {
-                        items: components["schemas"]["EndpointResponseDto"][];
+                        items: components["schemas"]["EndpointListItemDto"][];
                     };
                     /** @example id,name,type,enabled,scanExempt,scannerId,notes,tags,dnsName,port,ipAddress,starttls,metadataUrl,errorSince,lastScannedAt,lastScanError,soonestNotAfter,daysRemaining,chainComplete,resolvedIp,createdAt,updatedAt */
                     "text/csv": string;
@@ -6650,6 +6771,94 @@ export interface operations {
                     "application/json": components["schemas"]["ScanHistoryRowDto"][];
                     /** @example id,scannedAt,success,error,resolvedIp,fingerprint,tlsVersion,scannerId */
                     "text/csv": string;
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks endpoints:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getEndpointRotations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first; X-Total-Count gives the full number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotationDto"][];
                 };
             };
             /** @description The request failed validation; one line per problem. */

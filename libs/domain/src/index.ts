@@ -13,6 +13,7 @@ export * from './alert-policy';
 export * from './lifetime-thresholds';
 export * from './renewal-info';
 export * from './notification-events';
+export * from './renewals';
 export * from './tags';
 export * from './templates';
 export * from './trust';

@@ -3,6 +3,7 @@ import type { AlertPolicy } from './alert-policy';
 import { daysRemaining, isExpired } from './expiry';
 import { lifetimeDays, lifetimeThresholds } from './lifetime-thresholds';
 import type { RenewalWindow } from './renewal-info';
+import { type RenewalFacts, renewalNotDeployedSource, rotationRegressionSource } from './renewals/renewal-events';
 import { EVENT_TYPES, type EventType, type TemplateValues } from './templates/event-types';
 
 /**
@@ -10,7 +11,7 @@ import { EVENT_TYPES, type EventType, type TemplateValues } from './templates/ev
  * facts are always there; each further event family adds the optional facts its source reads,
  * present when the certificate has them (the API's fact loaders fill them in).
  */
-export interface CertificateFacts {
+export interface CertificateFacts extends RenewalFacts {
   fingerprint: string;
   notAfter: Date;
   /** Lifetime-aware thresholds read it (docs/api-contract.md section 15); without it the plain thresholds apply. */
@@ -74,6 +75,9 @@ export const EVENT_SOURCES: Readonly<Record<EventType, EventSource>> = Object.fr
       },
     };
   },
+  // Rotations and renewals never deployed (docs/api-contract.md section 16).
+  rotation_regression: rotationRegressionSource,
+  renewal_not_deployed: renewalNotDeployedSource,
 });
 
 /** How notifications write an instant: `2026-12-01 14:30 UTC`. */

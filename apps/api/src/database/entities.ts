@@ -8,6 +8,8 @@ import { DiscoverySweepReportEntity } from '../modules/discovery/sweep-report.en
 import { DiscoveryInboxEntryEntity } from '../modules/discovery/inbox-entry.entity';
 import { CertificateEntity } from '../modules/certificates/certificate.entity';
 import { EndpointCertificateEntity } from '../modules/links/endpoint-certificate.entity';
+import { RotationEntity } from '../modules/rotations/rotation.entity';
+import { CertificateRenewalEntity } from '../modules/renewals/certificate-renewal.entity';
 import { EndpointEntity } from '../modules/endpoints/endpoint.entity';
 import { SamlDocumentEntity } from '../modules/scanner-protocol/saml-document.entity';
 import { TlsProfileHistoryEntity } from '../modules/endpoints/tls-profile-history.entity';
@@ -36,6 +38,8 @@ export const ENTITIES = [
   TlsProfileEntity,
   CertificateEntity,
   EndpointCertificateEntity,
+  RotationEntity,
+  CertificateRenewalEntity,
   TlsProfileHistoryEntity,
   SamlDocumentEntity,
   SettingEntity,

@@ -120,3 +120,8 @@ async function selfSignedCredentials(): Promise<{ key: string; cert: string }> {
   const minted = await mintCertificate({ subject: 'CN=smtp.example.test', sans: ['smtp.example.test', '127.0.0.1'] });
   return { key: await privateKeyPem(minted.keys.privateKey), cert: minted.pem };
 }
+
+/** The mail settings (PUT /settings/mail) that send alerts through `smtp`: plain SMTP, no authentication. */
+export function mailSettingsFor(smtp: Pick<TestSmtpServer, 'port'>): Record<string, unknown> {
+  return { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+}

@@ -4,6 +4,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source-options';
 import { LinksService } from '../../src/modules/links/links.service';
 import { LinksRepository } from '../../src/modules/links/links.repository';
+import { RotationsRepository } from '../../src/modules/rotations/rotations.repository';
+import { RotationsService } from '../../src/modules/rotations/rotations.service';
 import { ScannerProtocolRepository } from '../../src/modules/scanner-protocol/scanner-protocol.repository';
 import { seedInventory } from './inventory-seed';
 import { withBenchDatabase } from './lib';
@@ -32,7 +34,7 @@ async function main(): Promise<void> {
       [BATCH],
     );
     const protocol = new ScannerProtocolRepository(dataSource);
-    const linksService = new LinksService(new LinksRepository(dataSource));
+    const linksService = new LinksService(new LinksRepository(dataSource), new RotationsService(new RotationsRepository(dataSource)));
 
     const totals = new Map<string, number[]>();
     let plans: string[] = [];

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { RECORD_ALL_PAIRS_SQL } from '../../src/modules/renewals/superseded-by';
 import { type ApiProcess, login, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
  * 80% host, 15% saml, 5% manual endpoints, one certificate each, notAfter from -30 to +365 days,
- * then VACUUM (ANALYZE). With `endpointsImported`, the endpoints are already there (see
+ * and for one certificate in ten a stored renewal not deployed (docs/api-contract.md section 16:
+ * the active list looks each row's up), then VACUUM (ANALYZE). With `endpointsImported`, the endpoints are already there (see
  * importInventoryEndpoints) and only the certificates and links written here are vacuumed: the
  * endpoints stay as the import left them.
  */
@@ -17,19 +19,37 @@ export async function seedInventory(databaseUrl: string, rows: number, { endpoin
     // Certificates: notAfter spread from 30 days ago to 365 days ahead.
     await client.query(
       `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, issuer_common_name, sans,
-              search_text, not_before, not_after, key_algorithm, key_size, signature_algorithm, is_ca, self_signed)
+              dns_names, search_text, not_before, not_after, key_algorithm, key_size, signature_algorithm, is_ca, self_signed)
        SELECT encode(sha256(i::text::bytea), 'hex'), encode(sha256(('sha1-' || i)::text::bytea), 'hex'), sha256(i::text::bytea),
               to_hex(i), format('CN=host-%s.example.com', i), 'CN=Bench CA', format('host-%s.example.com', i), 'Bench CA',
-              ARRAY[format('host-%s.example.com', i)], format('host-%s.example.com host-%s.example.com', i, i),
+              ARRAY[format('host-%s.example.com', i)], ARRAY[format('host-%s.example.com', i)],
+              format('host-%s.example.com host-%s.example.com', i, i),
               now() - interval '60 days', now() - interval '30 days' + (i % 395) * interval '1 day', 'ECDSA', 256, 'ecdsa-with-SHA256', false, false
          FROM generate_series(1, $1) AS i`,
       [rows],
     );
+    // Renewals, stored two days ago and never deployed: not linked, so the links below skip them.
+    await client.query(
+      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, issuer_common_name, sans,
+              dns_names, search_text, not_before, not_after, key_algorithm, key_size, signature_algorithm, is_ca, self_signed, created_at)
+       SELECT encode(sha256(('renewal-' || i)::bytea), 'hex'), encode(sha256(('sha1-renewal-' || i)::bytea), 'hex'),
+              sha256(('renewal-' || i)::bytea), 'r' || to_hex(i), format('CN=host-%s.example.com', i), 'CN=Bench CA',
+              format('host-%s.example.com', i), 'Bench CA', ARRAY[format('host-%s.example.com', i)], ARRAY[format('host-%s.example.com', i)],
+              format('host-%s.example.com host-%s.example.com', i, i),
+              now() - interval '3 days', now() + interval '87 days', 'ECDSA', 256, 'ecdsa-with-SHA256', false, false, now() - interval '2 days'
+         FROM generate_series(10, $1, 10) AS i`,
+      [rows],
+    );
+    // What storing them through the API records: each certificate's renewals. Analysed first, or
+    // the planner, knowing nothing of the new rows, compares every pair instead of using the GIN index.
+    await client.query('ANALYZE certificates');
+    await client.query(RECORD_ALL_PAIRS_SQL);
     await client.query(
       `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
        SELECT e.id, c.fingerprint, CASE e.type WHEN 'host' THEN 'tls' WHEN 'saml' THEN 'signing' ELSE 'manual' END, true, c.not_after, now(), now()
          FROM (SELECT id, type, row_number() OVER (ORDER BY name) AS n FROM endpoints) e
-         JOIN (SELECT fingerprint, not_after, row_number() OVER (ORDER BY serial_number) AS n FROM certificates) c USING (n)`,
+         JOIN (SELECT fingerprint, not_after, row_number() OVER (ORDER BY serial_number) AS n FROM certificates
+                WHERE serial_number NOT LIKE 'r%') c USING (n)`,
     );
     // Measure a steady state: statistics fresh, visibility map set, dirty pages already written.
     await client.query(endpointsImported ? 'VACUUM (ANALYZE) certificates, endpoint_certificates' : 'VACUUM (ANALYZE)');

@@ -150,7 +150,11 @@ const tls = require('node:tls');
 const server = tls.createServer({ cert: process.env.CERT, key: process.env.KEY });
 server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\\n'));`;
 
-/** Starts a TLS server for *.example.test on loopback as its own process; waits (at most 30 s) until it listens. */
+/**
+ * Starts a TLS server for *.example.test on loopback as its own process; waits (at most 30 s) until
+ * it listens. A server started again on the same port with a fresh certificate is every host's
+ * renewal being deployed at once.
+ */
 export async function startTlsServer(port: number): Promise<ChildProcess> {
   const minted = await mintCertificate({ subject: 'CN=bench.example.test', sans: ['*.example.test'] });
   const child = spawn(process.execPath, ['-e', TLS_SERVER_SCRIPT], {

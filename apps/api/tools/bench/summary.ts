@@ -26,6 +26,9 @@ const EXPECTED_ROWS = [
   /^refresh-renewal-info with nothing due/,
   /^Renewal-information requests per certificate per Retry-After window/,
   /^Alert job decision time, lifetimeAware on \/ off/,
+  // docs/api-contract.md section 16.
+  /^Agent cycle, \d+ hosts, every host rotating/,
+  /^GET \/certificates\/active\?limit=500 \(with supersededBy\)/,
 ];
 
 function main(): void {

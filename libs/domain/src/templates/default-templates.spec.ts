@@ -24,6 +24,8 @@ const sampleValues: Record<EventType, TemplateValues> = {
   cert_expiring: expiringValues,
   cert_expired: expiredValues,
   renewal_overdue: overdueValues,
+  rotation_regression: { ...expiringValues, PreviousFingerprint: 'AA:BB', Regressions: 'sans, rollback' },
+  renewal_not_deployed: { ...expiringValues, NewFingerprint: 'CC:DD', NewNotBefore: '2026-11-20 09:00 UTC' },
 };
 
 describe('DEFAULT_TEMPLATES', () => {

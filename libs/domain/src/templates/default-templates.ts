@@ -94,6 +94,48 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
       ],
     }),
   },
+  // docs/api-contract.md section 16.
+  rotation_regression: {
+    subject: 'Certificate for {{ .CommonName }} was replaced by a weaker one',
+    body: emailBody({
+      accent: '#d97706',
+      headingColor: '#92400e',
+      heading: 'Renewal made things worse',
+      summary:
+        'The certificate now served for <strong>{{ .CommonName }}</strong> is worse than the one it replaced: ' +
+        '<strong>{{ .Regressions }}</strong>. Check the renewal and deploy a corrected certificate.',
+      rows: [
+        { label: 'Regressions:', variable: 'Regressions', valueStyle: 'font-weight: bold;' },
+        { label: 'Common name:', variable: 'CommonName' },
+        { label: 'Used by:', variable: 'EndpointName' },
+        { label: 'Endpoint type:', variable: 'EndpointType' },
+        { label: 'Expires on:', variable: 'NotAfter' },
+        { label: 'Days remaining:', variable: 'DaysRemaining' },
+        FINGERPRINT_ROW,
+        { ...FINGERPRINT_ROW, label: 'Replaced:', variable: 'PreviousFingerprint' },
+      ],
+    }),
+  },
+  renewal_not_deployed: {
+    subject: 'Certificate for {{ .CommonName }} was renewed but the renewal is not deployed',
+    body: emailBody({
+      accent: '#d97706',
+      headingColor: '#92400e',
+      heading: 'Renewal not deployed',
+      summary:
+        'A renewed certificate for <strong>{{ .CommonName }}</strong> was issued on <strong>{{ .NewNotBefore }}</strong>, ' +
+        'but the endpoints still serve the old one, which expires on <strong>{{ .NotAfter }}</strong>. Deploy the renewal.',
+      rows: [
+        { label: 'Days remaining:', variable: 'DaysRemaining', valueStyle: 'font-weight: bold;' },
+        { label: 'Common name:', variable: 'CommonName' },
+        { label: 'Used by:', variable: 'EndpointName' },
+        { label: 'Endpoint type:', variable: 'EndpointType' },
+        { label: 'Renewal issued:', variable: 'NewNotBefore' },
+        FINGERPRINT_ROW,
+        { ...FINGERPRINT_ROW, label: 'Renewal:', variable: 'NewFingerprint' },
+      ],
+    }),
+  },
 });
 
 /**

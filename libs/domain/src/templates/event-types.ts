@@ -5,6 +5,9 @@ export const EVENT_TYPES = [
   'cert_expired',
   // docs/api-contract.md section 15
   'renewal_overdue',
+  // docs/api-contract.md section 16
+  'rotation_regression',
+  'renewal_not_deployed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -12,14 +15,18 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const CHANNELS = ['email'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
+/** What every alert about a current certificate may say, in the order docs/api-contract.md section 6 lists it. */
+const CERTIFICATE_VARIABLES = ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'] as const;
+
 /** In the order docs/api-contract.md section 6 lists them; the API shows this list to template authors. */
 export const TEMPLATE_VARIABLES: Record<EventType, readonly string[]> = {
-  cert_expiring: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'],
-  cert_expired: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'Fingerprint'],
-  renewal_overdue: [
-    ...['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'],
-    ...['WindowStart', 'WindowEnd', 'ExplanationURL'],
-  ],
+  cert_expiring: CERTIFICATE_VARIABLES,
+  cert_expired: CERTIFICATE_VARIABLES.filter((name) => name !== 'DaysRemaining'),
+  // docs/api-contract.md section 15.
+  renewal_overdue: [...CERTIFICATE_VARIABLES, 'WindowStart', 'WindowEnd', 'ExplanationURL'],
+  // docs/api-contract.md section 16.
+  rotation_regression: [...CERTIFICATE_VARIABLES, 'PreviousFingerprint', 'Regressions'],
+  renewal_not_deployed: [...CERTIFICATE_VARIABLES, 'NewFingerprint', 'NewNotBefore'],
 };
 
 /** Variable name to its already formatted value (dates, joined endpoint names): rendering only inserts. */

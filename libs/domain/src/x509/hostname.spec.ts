@@ -1,4 +1,4 @@
-import { certificateCoversHostname } from './hostname';
+import { certificateCoversHostname, dnsNamesOf } from './hostname';
 
 describe('certificateCoversHostname', () => {
   const certificate = {
@@ -76,5 +76,21 @@ describe('certificateCoversHostname', () => {
   it('compares internationalised names in their ASCII form, as certificates carry them', () => {
     expect(certificateCoversHostname({ sans: ['xn--bcher-kva.example'], commonName: null }, 'bücher.example')).toBe(true);
     expect(certificateCoversHostname({ sans: ['*.xn--bcher-kva.example'], commonName: null }, 'shop.BÜCHER.example')).toBe(true);
+  });
+});
+
+describe('dnsNamesOf', () => {
+  it('keeps the DNS names only, lower case without a trailing dot, each once, sorted', () => {
+    expect(
+      dnsNamesOf([
+        'WWW.Example.com.',
+        '10.0.0.1',
+        '2001:db8::1',
+        'admin@example.com',
+        'https://example.net/p',
+        'www.example.com',
+        '*.a.example',
+      ]),
+    ).toEqual(['*.a.example', 'www.example.com']);
   });
 });

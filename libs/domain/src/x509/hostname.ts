@@ -23,6 +23,14 @@ export function certificateCoversHostname(certificate: Pick<ParsedCertificate, '
   return candidates.some((pattern) => dnsPatternMatches(pattern, host));
 }
 
+/**
+ * The DNS names among SANs as stored for comparison: lower case, without a trailing dot, each
+ * once, sorted. A renewal covers a certificate's names when its own include all of these.
+ */
+export function dnsNamesOf(sans: readonly string[]): string[] {
+  return [...new Set(sans.filter(isDnsName).map((name) => name.trim().replace(/\.$/, '').toLowerCase()))].sort();
+}
+
 function sanIsAddress(san: string, address: Uint8Array): boolean {
   const sanAddress = parseIpAddress(san);
   return sanAddress !== null && ipAddressesEqual(sanAddress, address);

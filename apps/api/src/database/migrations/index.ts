@@ -20,6 +20,7 @@ import { AlertLastRun1795348800000 } from './1795348800000-AlertLastRun';
 import { NotificationOutbox1795359600000 } from './1795359600000-NotificationOutbox';
 import { CalendarChangeSignal1795402800000 } from './1795402800000-CalendarChangeSignal';
 import { RenewalInfo1795800000000 } from './1795800000000-RenewalInfo';
+import { Rotations1795900000000 } from './1795900000000-Rotations';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   NotificationOutbox1795359600000,
   CalendarChangeSignal1795402800000,
   RenewalInfo1795800000000,
+  Rotations1795900000000,
 ];

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ExpiryModule } from '../expiry/expiry.module';
 import { MailModule } from '../mail/mail.module';
 import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
+import { RenewalsModule } from '../renewals/renewals.module';
 import { SettingsModule } from '../settings/settings.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { AlertsController } from './alerts.controller';
@@ -12,7 +13,7 @@ import { factLoaderProviders } from './facts/fact-loaders';
 import { senderProviders } from './senders/senders';
 
 @Module({
-  imports: [ExpiryModule, MailModule, SettingsModule, TemplatesModule, RenewalInfoModule],
+  imports: [ExpiryModule, MailModule, RenewalInfoModule, RenewalsModule, SettingsModule, TemplatesModule],
   controllers: [AlertsController],
   providers: [AlertsRepository, AlertsService, AlertsScheduler, ...factLoaderProviders, ...senderProviders],
   exports: [AlertsService],

@@ -54,6 +54,11 @@ export class CertificateEntity {
   @Column({ type: 'text', array: true, default: '{}' })
   sans!: string[];
 
+  /** dnsNamesOf(sans): what a renewal must cover (docs/api-contract.md section 16); GIN-indexed for `@>`. */
+  @Index('certificates_dns_names_idx', { synchronize: false })
+  @Column({ type: 'text', array: true, default: '{}' })
+  dnsNames!: string[];
+
   /** Lower-case common name and SANs, trigram-indexed for substring search. */
   @Index('certificates_search_text_trgm_idx', { synchronize: false })
   @Column({ type: 'text', default: '' })

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { EndpointsModule } from '../endpoints/endpoints.module';
 import { LinksModule } from '../links/links.module';
 import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
+import { RenewalsModule } from '../renewals/renewals.module';
 import { TrustVerdictsModule } from '../trust/trust-verdicts.module';
 import { CertificatesController } from './certificates.controller';
 import { CertificatesRepository } from './certificates.repository';
@@ -10,7 +11,7 @@ import { EndpointCertificateController } from './endpoint-certificate.controller
 import { SearchController } from './search.controller';
 
 @Module({
-  imports: [LinksModule, EndpointsModule, TrustVerdictsModule, RenewalInfoModule],
+  imports: [LinksModule, EndpointsModule, RenewalInfoModule, RenewalsModule, TrustVerdictsModule],
   controllers: [CertificatesController, EndpointCertificateController, SearchController],
   providers: [CertificatesRepository, CertificatesService],
   exports: [CertificatesService],

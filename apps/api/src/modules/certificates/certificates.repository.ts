@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ParsedCertificate } from '@certkeeper/domain/x509';
+import { dnsNamesOf, type ParsedCertificate } from '@certkeeper/domain/x509';
 import { DataSource } from 'typeorm';
 import { CountCache, type CountedTable } from '../../database/count-cache';
 import { escapeLike, searchSortKey } from '../../database/like';
@@ -10,6 +10,7 @@ import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import type { CertUse } from '../links/endpoint-certificate.entity';
 import type { CurrentCertificateRow } from '../links/links.repository';
+import { supersededByColumns, supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
 import { CertificateEntity } from './certificate.entity';
 
 /** The columns of a certificate list row (docs/api-contract.md section 5). */
@@ -57,6 +58,8 @@ export interface CertificateFilter extends CertificateCriteria {
 
 /** The active and expiring lists' filters, without a page window. */
 export interface ActiveCriteria {
+  /** How each row's supersededBy is found (docs/api-contract.md section 16). */
+  superseding: SupersedingWindow;
   /** Only links whose certificate expires before this instant (the expiring list). */
   notAfterBefore?: Date;
   type?: EndpointType;
@@ -119,6 +122,7 @@ export class CertificatesRepository {
       issuerCn: c.issuerCommonName,
       issuerO: c.issuerOrganization,
       sans: c.sans,
+      dnsNames: dnsNamesOf(c.sans),
       searchText: [c.commonName ?? '', ...c.sans].join(' ').toLowerCase(),
       notBefore: c.notBefore.toISOString(),
       notAfter: c.notAfter.toISOString(),
@@ -139,16 +143,16 @@ export class CertificatesRepository {
     }));
     const inserted = await transaction.query<{ fingerprint: string }[]>(
       `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, subject_dn_hash, issuer_dn_hash,
-              common_name, subject_organization, subject_organizational_unit, issuer_common_name, issuer_organization, sans, search_text,
+              common_name, subject_organization, subject_organizational_unit, issuer_common_name, issuer_organization, sans, dns_names, search_text,
               not_before, not_after, key_algorithm, key_size, key_curve, signature_algorithm, key_usage, extended_key_usage, ocsp_urls,
               ca_issuers_urls, crl_distribution_points, subject_key_id, authority_key_id, is_ca, path_length, self_signed)
        SELECT r.fingerprint, r.sha1, decode(r.der, 'hex'), r.serial, r.subject, r.issuer, r."subjectDnHash", r."issuerDnHash",
-              r.cn, r.o, r.ou, r."issuerCn", r."issuerO", r.sans, r."searchText",
+              r.cn, r.o, r.ou, r."issuerCn", r."issuerO", r.sans, r."dnsNames", r."searchText",
               r."notBefore", r."notAfter", r."keyAlgorithm", r."keySize", r."keyCurve", r."signatureAlgorithm", r."keyUsage", r.eku, r.ocsp,
               r."caIssuers", r.crl, r.ski, r.aki, r."isCa", r."pathLength", r."selfSigned"
          FROM jsonb_to_recordset($1::jsonb) AS r(fingerprint text, sha1 text, der text, serial text, subject text, issuer text,
               "subjectDnHash" text, "issuerDnHash" text, cn text, o text, ou text, "issuerCn" text, "issuerO" text, sans text[],
-              "searchText" text, "notBefore" timestamptz, "notAfter" timestamptz, "keyAlgorithm" text, "keySize" integer, "keyCurve" text,
+              "dnsNames" text[], "searchText" text, "notBefore" timestamptz, "notAfter" timestamptz, "keyAlgorithm" text, "keySize" integer, "keyCurve" text,
               "signatureAlgorithm" text, "keyUsage" text[], eku text[], ocsp text[], "caIssuers" text[], crl text[], ski text, aki text,
               "isCa" boolean, "pathLength" integer, "selfSigned" boolean)
        ON CONFLICT (fingerprint) DO NOTHING
@@ -256,17 +260,28 @@ export class CertificatesRepository {
     const from = 'FROM endpoint_certificates l JOIN endpoints e ON e.id = l.endpoint_id';
     // Counting needs the endpoints only to filter by them; without such a filter the partial index answers alone.
     const countFrom = criteria.type || criteria.tags?.length ? from : 'FROM endpoint_certificates l';
+    const countValues = [...params.values];
+    // Only the rows of the window are looked up: LIMIT stops the lateral join with the scan.
+    const superseded = supersededByJoin({
+      link: 'l',
+      certificate: 'c',
+      endpoint: 'e',
+      now: params.add(criteria.superseding.now),
+      afterHours: params.add(criteria.superseding.afterHours),
+    });
     return {
       select: {
         text: `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", e.tags AS "endpointTags",
               l.cert_use AS "certUse",
                       c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
-                      c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt"
+                      c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt",
+                      ${supersededByColumns()}
                  ${from} JOIN certificates c ON c.fingerprint = l.fingerprint
+                 ${superseded}
                  ${where} ORDER BY l.not_after, l.id`,
         values: params.values,
       },
-      count: { text: `SELECT count(*)::int AS total ${countFrom} ${where}`, values: params.values },
+      count: { text: `SELECT count(*)::int AS total ${countFrom} ${where}`, values: countValues },
     };
   }
 

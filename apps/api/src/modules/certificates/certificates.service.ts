@@ -16,6 +16,9 @@ import {
   CertificatesRepository,
   type CertificateSummary,
 } from './certificates.repository';
+import { RenewalsRepository } from '../renewals/renewals.repository';
+import type { SupersedingWindow } from '../renewals/superseded-by';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
 import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
 import {
@@ -42,6 +45,8 @@ export class CertificatesService {
     private readonly verdicts: TrustVerdictsService,
     private readonly renewalInfo: RenewalInfoRepository,
     private readonly clock: Clock,
+    private readonly superseding: SupersedingPolicy,
+    private readonly renewals: RenewalsRepository,
   ) {}
 
   /**
@@ -50,6 +55,7 @@ export class CertificatesService {
    */
   async storeParsed(certificates: ParsedCertificate[], transaction: Transaction): Promise<Set<string>> {
     const created = await this.certificates.storeMany(certificates, transaction);
+    await this.renewals.recordPairs([...created], transaction);
     await this.verdicts.evaluateArrivals(
       certificates.filter((certificate) => created.has(certificate.fingerprintSha256)),
       transaction,
@@ -165,20 +171,20 @@ export class CertificatesService {
    * The active list's window, or with `withinDays` the expiring list's (daysRemaining at most
    * withinDays, expired included): each item to `onItem`; resolves to the number of all matches.
    */
-  listActive(query: ActiveQueryDto, withinDays: number | null, onItem: (item: ActiveCertificateDto) => void): Promise<number> {
+  async listActive(query: ActiveQueryDto, withinDays: number | null, onItem: (item: ActiveCertificateDto) => void): Promise<number> {
     const now = this.clock.now();
-    const filter = { ...activeCriteria(query, withinDays, now), limit: query.limit, offset: query.offset };
+    const criteria = activeCriteria(query, withinDays, await this.superseding.window(now));
+    const filter = { ...criteria, limit: query.limit, offset: query.offset };
     return this.certificates.readActivePage(filter, (row) => onItem(toActiveCertificate(row, now)));
   }
 
   /** Every current link the active or expiring filters match, as the CSV form of the same items. */
   exportActive(query: ActiveQueryDto, withinDays: number | null): CsvExport<ActiveLinkRow> {
     const now = this.clock.now();
-    const criteria = activeCriteria(query, withinDays, now);
     return {
       list: withinDays === null ? 'certificates-active' : 'certificates-expiring',
       item: ActiveCertificateDto,
-      open: () => this.certificates.streamActive(criteria),
+      open: async () => this.certificates.streamActive(activeCriteria(query, withinDays, await this.superseding.window(now))),
       toItem: (row) => toActiveCertificate(row, now),
       now,
     };
@@ -256,9 +262,10 @@ function certificateCriteria(query: CertificateListQueryDto, now: Date): Certifi
   return { q, isCa, selfSigned, expired, inUse, anchors, now };
 }
 
-function activeCriteria(query: ActiveQueryDto, withinDays: number | null, now: Date): ActiveCriteria {
+function activeCriteria(query: ActiveQueryDto, withinDays: number | null, superseding: SupersedingWindow): ActiveCriteria {
   return {
-    notAfterBefore: withinDays === null ? undefined : expiringWithinBefore(withinDays, now),
+    superseding,
+    notAfterBefore: withinDays === null ? undefined : expiringWithinBefore(withinDays, superseding.now),
     type: query.type,
     tags: query.tag,
     certUse: query.certUse,

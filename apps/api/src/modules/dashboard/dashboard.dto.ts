@@ -66,6 +66,11 @@ export class DashboardCountsDto {
     description: "Current certificates whose ACME CA's suggested renewal window has ended (0 while the alert policy's renewalInfo is off).",
   })
   renewalOverdue!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Endpoints serving a certificate superseded by a stored renewal not deployed (GET /endpoints?superseded=true).',
+  })
+  renewalNotDeployed!: number;
 }
 
 export class ErrorEndpointDto {

@@ -11,6 +11,8 @@ export interface DashboardData {
   thresholds: number[];
   endpoints: EndpointCounts;
   links: LinkCounts;
+  /** Endpoints in scope serving a certificate whose renewal is not deployed. */
+  renewalNotDeployed: number;
   errorEndpoints: ErrorEndpointRow[];
   expiring: ActiveLinkRow[];
   staleScans: StaleScanRow[];
@@ -58,6 +60,7 @@ export function toDashboard(data: DashboardData, now: Date): DashboardResponseDt
       expired: data.links.expired,
       expiringWithin: data.thresholds.map((days, i) => ({ days, count: data.links.expiringBefore[i] })),
       renewalOverdue: data.renewalOverdue,
+      renewalNotDeployed: data.renewalNotDeployed,
     },
     errorEndpoints: data.errorEndpoints.map(toErrorEndpoint),
     expiringCertificates: data.expiring.map((row) => toActiveCertificate(row, now)),

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { ActiveLinkRow } from '../certificates/certificates.repository';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import { inSubscriptionScope } from '../expiry/subscription-scope';
+import { supersededByColumns, supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
 
 export interface EndpointCounts {
   endpoints: number;
@@ -129,20 +130,42 @@ export class DashboardRepository {
   }
 
   /** Current links in scope expiring before `before` (expired ones included), soonest notAfter first: active rows. */
-  findExpiringLinks(subscriptions: readonly string[], before: Date, limit: number): Promise<ActiveLinkRow[]> {
+  findExpiringLinks(
+    subscriptions: readonly string[],
+    before: Date,
+    limit: number,
+    superseding: SupersedingWindow,
+  ): Promise<ActiveLinkRow[]> {
     return this.dataSource.query<ActiveLinkRow[]>(
       `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", e.tags AS "endpointTags",
               l.cert_use AS "certUse",
               c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
-              c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt"
+              c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt",
+              ${supersededByColumns()}
          FROM endpoint_certificates l
          JOIN endpoints e ON e.id = l.endpoint_id
          JOIN certificates c ON c.fingerprint = l.fingerprint
+         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$4', afterHours: '$5' })}
         WHERE l.is_current AND l.not_after < $2 AND ${inSubscriptionScope('e', '$1')}
         ORDER BY l.not_after, l.id
         LIMIT $3`,
-      [subscriptions, before, limit],
+      [subscriptions, before, limit, superseding.now, superseding.afterHours],
     );
+  }
+
+  /** Endpoints in scope serving a certificate whose renewal is stored but not deployed (docs/api-contract.md section 16). */
+  async countRenewalNotDeployed(subscriptions: readonly string[], superseding: SupersedingWindow): Promise<number> {
+    const rows = await this.dataSource.query<{ total: number }[]>(
+      `SELECT count(DISTINCT l.endpoint_id)::int AS total
+         FROM endpoint_certificates l
+         JOIN endpoints e ON e.id = l.endpoint_id
+         JOIN certificates c ON c.fingerprint = l.fingerprint
+         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$2', afterHours: '$3' })}
+        WHERE l.is_current AND l.cert_use = 'tls' AND e.type = 'host' AND superseding.fingerprint IS NOT NULL
+          AND ${inSubscriptionScope('e', '$1')}`,
+      [subscriptions, superseding.now, superseding.afterHours],
+    );
+    return rows[0].total;
   }
 
   /** Stale endpoints in scope, stalest first (oldest last scan, or creation when never scanned). */

@@ -3,6 +3,7 @@ import { expiringWithinBefore } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { AlertsService } from '../alerts/alerts.service';
 import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { ScannersService } from '../scanners/scanners.service';
 import { SettingsService } from '../settings/settings.service';
 import { UsersRepository } from '../users/users.repository';
@@ -29,6 +30,7 @@ export class DashboardService {
     private readonly scanners: ScannersService,
     private readonly renewalInfo: RenewalInfoRepository,
     private readonly clock: Clock,
+    private readonly superseding: SupersedingPolicy,
   ) {}
 
   /** The caller's dashboard (docs/api-contract.md section 11): counts and three panels over one scope. */
@@ -40,16 +42,21 @@ export class DashboardService {
     const expiringBefore = expiringWithinBefore(Math.max(...thresholds), now);
     const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
     // Independent reads, each on its own pooled connection.
-    const [endpoints, links, errorEndpoints, expiring, staleScans, alerting, renewalOverdue] = await Promise.all([
+    const superseding = await this.superseding.window(now);
+    const [endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, alerting, renewalOverdue] = await Promise.all([
       this.dashboard.countEndpoints(subscriptions, staleBefore),
       this.dashboard.countCurrentLinks(subscriptions, now, horizons),
+      this.dashboard.countRenewalNotDeployed(subscriptions, superseding),
       this.dashboard.findErrorEndpoints(subscriptions, request.limit),
-      this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit),
+      this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit, superseding),
       this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
       this.alerting(),
       this.renewalOverdue(subscriptions, now),
     ]);
-    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans, alerting, renewalOverdue }, now);
+    return toDashboard(
+      { thresholds, endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, alerting, renewalOverdue },
+      now,
+    );
   }
 
   /** Ended renewal windows count only while renewal information is used: once off, the stored windows go stale. */

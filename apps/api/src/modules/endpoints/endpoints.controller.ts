@@ -38,6 +38,7 @@ import {
   BulkResultDto,
   EndpointDetailResponseDto,
   EndpointInputDto,
+  EndpointListItemDto,
   EndpointListQueryDto,
   EndpointResponseDto,
   MAX_TAGS,
@@ -60,7 +61,8 @@ export class EndpointsController {
       'Needs `endpoints:view`. ' +
       'Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
       '(a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and ' +
-      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included). Each row carries ' +
+      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included) and `superseded` ' +
+      '(true: a current certificate whose renewal is stored but not deployed, see `supersededBy`; false: none). Each row carries ' +
       '`soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` ' +
       '(default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` ' +
       'reverses; endpoints without a value come last either way. ' +
@@ -68,11 +70,11 @@ export class EndpointsController {
       'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.',
   })
   @RequirePermission('endpoints:view')
-  @ApiListOrCsvResponse(EndpointResponseDto, 'page')
+  @ApiListOrCsvResponse(EndpointListItemDto, 'page', undefined, EndpointResponseDto)
   async listEndpoints(
     @Query() query: EndpointListQueryDto,
     @RequestedFormat() format: ExportFormat,
-  ): Promise<Page<EndpointResponseDto> | StreamableFile> {
+  ): Promise<Page<EndpointListItemDto> | StreamableFile> {
     if (format === 'csv') return streamCsv(this.endpoints.exportEndpoints(query));
     const { items, total } = await this.endpoints.listEndpoints(query);
     return toPage(items, total, query);

@@ -170,6 +170,16 @@ export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
   expires_within?: number;
 
   @ApiPropertyOptional({
+    description:
+      'true: only endpoints with a current certificate superseded by a stored renewal not deployed (its `supersededBy`); ' +
+      'false: only endpoints without one.',
+  })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'superseded must be true or false' })
+  superseded?: boolean;
+
+  @ApiPropertyOptional({
     enum: ENDPOINT_SORTS,
     default: 'name',
     description:
@@ -185,6 +195,13 @@ export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
 /** The scan history window, or with `format=csv` the whole history. */
 export class ScanHistoryQueryDto extends WithExportFormat(ListWindowQueryDto) {}
 
+/** A stored renewal not deployed in a current certificate's place (docs/api-contract.md section 16). */
+export class SupersededByDto {
+  @ApiProperty({ description: 'The renewal that should be deployed.' }) fingerprint!: string;
+  @ApiProperty({ format: 'date-time' }) notBefore!: string;
+  @ApiProperty({ format: 'date-time', description: 'When the renewal was first stored.' }) firstSeenAt!: string;
+}
+
 export class CurrentCertificateDto {
   @ApiProperty({ enum: CERT_USES }) certUse!: CertUse;
   @ApiProperty() fingerprint!: string;
@@ -196,6 +213,14 @@ export class CurrentCertificateDto {
   @ApiProperty({ type: 'integer', description: 'Negative once expired.' }) daysRemaining!: number;
   @ApiProperty({ format: 'date-time' }) firstSeenAt!: string;
   @ApiProperty({ format: 'date-time' }) lastSeenAt!: string;
+  @ApiProperty({
+    type: SupersededByDto,
+    nullable: true,
+    description:
+      'tls on a host endpoint: the stored renewal issued at least an hour later, for the same names, key algorithm and issuer ' +
+      'organization, first stored at least `supersededAfterHours` ago, that is not deployed here; null when none.',
+  })
+  supersededBy!: SupersededByDto | null;
 }
 
 export class EndpointResponseDto {
@@ -250,6 +275,14 @@ export class EndpointResponseDto {
   samlMetadata!: Record<string, unknown> | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+/** A row of the endpoint list; its CSV export has the columns of EndpointResponseDto. */
+export class EndpointListItemDto extends EndpointResponseDto {
+  @ApiProperty({
+    description: 'Whether a current certificate is superseded by a stored renewal not deployed (see `superseded`); not exported to CSV.',
+  })
+  renewalNotDeployed!: boolean;
 }
 
 export class EndpointDetailResponseDto extends EndpointResponseDto {

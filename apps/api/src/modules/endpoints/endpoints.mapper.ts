@@ -1,14 +1,17 @@
 import { daysRemaining } from '@certkeeper/domain';
 import type { CurrentCertificateRow } from '../links/links.repository';
+import { type SupersededBy, supersededByOf } from '../renewals/superseded-by';
 import type {
   BulkResultDto,
   CurrentCertificateDto,
+  EndpointListItemDto,
   EndpointResponseDto,
   ScanHistoryRowDto,
+  SupersededByDto,
   TagSummaryDto,
   TlsProfileResponseDto,
 } from './endpoints.dto';
-import type { EndpointRow } from './endpoints.repository';
+import type { EndpointListRow, EndpointRow } from './endpoints.repository';
 import type { BulkRowOutcome } from './endpoints.service';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import type { TlsProfileEntity } from './tls-profile.entity';
@@ -44,6 +47,10 @@ export function toEndpointResponse(row: EndpointRow, now: Date): EndpointRespons
   };
 }
 
+export function toEndpointListItem(row: EndpointListRow, now: Date): EndpointListItemDto {
+  return { ...toEndpointResponse(row, now), renewalNotDeployed: row.renewalNotDeployed };
+}
+
 export function toCurrentCertificate(row: CurrentCertificateRow, now: Date): CurrentCertificateDto {
   return {
     certUse: row.certUse,
@@ -56,7 +63,13 @@ export function toCurrentCertificate(row: CurrentCertificateRow, now: Date): Cur
     daysRemaining: daysRemaining(row.notAfter, now),
     firstSeenAt: row.firstSeenAt.toISOString(),
     lastSeenAt: row.lastSeenAt.toISOString(),
+    supersededBy: toSupersededBy(supersededByOf(row)),
   };
+}
+
+function toSupersededBy(renewal: SupersededBy | null): SupersededByDto | null {
+  if (renewal === null) return null;
+  return { fingerprint: renewal.fingerprint, notBefore: renewal.notBefore.toISOString(), firstSeenAt: renewal.firstSeenAt.toISOString() };
 }
 
 export function toBulkResult(outcomes: BulkRowOutcome[], now: Date): BulkResultDto {

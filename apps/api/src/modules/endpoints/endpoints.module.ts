@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { LinksModule } from '../links/links.module';
+import { RenewalsModule } from '../renewals/renewals.module';
 import { EndpointsController } from './endpoints.controller';
 import { EndpointsRepository } from './endpoints.repository';
 import { EndpointsService } from './endpoints.service';
 import { TagsController } from './tags.controller';
 
 @Module({
-  imports: [LinksModule],
+  imports: [LinksModule, RenewalsModule],
   controllers: [EndpointsController, TagsController],
   providers: [EndpointsRepository, EndpointsService],
   exports: [EndpointsService],

@@ -6,6 +6,7 @@ import { CountCache } from '../../database/count-cache';
 import { escapeLike, searchSortKey, type SortKeyType } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import { TableUpkeep } from '../../database/table-upkeep';
+import { supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
 import type { Transaction } from '../../database/transaction';
 import type { StarttlsProtocol } from '@certkeeper/domain/protocol';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
@@ -37,6 +38,9 @@ export type EndpointRow = Omit<EndpointEntity, 'scanner' | 'scanRequestedAt'> & 
   resolvedIp: string | null;
 };
 
+/** A row of the endpoint list (not of its export): whether it serves a certificate whose renewal is not deployed (docs/api-contract.md section 16). */
+export type EndpointListRow = EndpointRow & { renewalNotDeployed: boolean };
+
 /** The list filters (docs/api-contract.md section 4), without a page window. */
 export interface EndpointCriteria {
   type?: EndpointType;
@@ -48,6 +52,10 @@ export interface EndpointCriteria {
   starttls?: StarttlsProtocol | 'none';
   /** Only endpoints with a current certificate whose notAfter is before this instant (expires_within). */
   expiringBefore?: Date;
+  /** true: only endpoints serving a certificate whose renewal is not deployed (docs/api-contract.md section 16); false: none. */
+  superseded?: boolean;
+  /** The superseding rule's inputs; the service sets them whenever `superseded` is. */
+  superseding?: SupersedingWindow;
   /** The list's order; name when omitted. */
   sort?: EndpointSort;
 }
@@ -133,6 +141,21 @@ export class EndpointsRepository {
     return { rows, total };
   }
 
+  /** Which of these endpoints serve a certificate whose renewal is stored but not deployed (docs/api-contract.md section 16). */
+  async findRenewalNotDeployed(endpointIds: string[], superseding: SupersedingWindow): Promise<Set<string>> {
+    if (endpointIds.length === 0) return new Set();
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      `SELECT DISTINCT l.endpoint_id AS id
+         FROM endpoint_certificates l
+         JOIN endpoints e ON e.id = l.endpoint_id
+         JOIN certificates c ON c.fingerprint = l.fingerprint
+         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$2', afterHours: '$3' })}
+        WHERE l.endpoint_id = ANY($1::uuid[]) AND l.is_current AND superseding.fingerprint IS NOT NULL`,
+      [endpointIds, superseding.now, superseding.afterHours],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   /** The number of endpoints matching the list filters. */
   countMatching(criteria: EndpointCriteria): Promise<number> {
     const { where, params } = matching(criteria);
@@ -144,10 +167,10 @@ export class EndpointsRepository {
     return openRowStream(this.dataSource, matchingQuery(criteria));
   }
 
-  /** From the count cache, unless the filters depend on the clock (expires_within), which nothing notifies. */
+  /** From the count cache, unless the filters depend on the clock (expires_within, superseded), which nothing notifies. */
   private async countOf(where: string, params: unknown[], criteria: EndpointCriteria): Promise<number> {
     const query = countQuery(where, params);
-    if (criteria.expiringBefore === undefined) return this.counts.count(query, ['endpoints']);
+    if (criteria.expiringBefore === undefined && criteria.superseded === undefined) return this.counts.count(query, ['endpoints']);
     const rows = await this.dataSource.query<{ total: number }[]>(query.text, query.values);
     return rows[0].total;
   }
@@ -299,6 +322,10 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
   else if (criteria.starttls) conditions.push(`e.starttls = ${param(criteria.starttls)}`);
   if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
   if (criteria.expiringBefore) conditions.push(`e.soonest_not_after < ${param(criteria.expiringBefore)}`);
+  if (criteria.superseded !== undefined) {
+    const exists = servesSuperseded(criteria.superseding!, param);
+    conditions.push(criteria.superseded ? exists : `NOT ${exists}`);
+  }
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
@@ -311,6 +338,19 @@ function countQuery(where: string, params: unknown[]): SqlQuery {
 function matchingQuery(criteria: EndpointCriteria): SqlQuery {
   const { where, params } = matching(criteria);
   return { text: `${SELECT_ENDPOINT} ${where} ORDER BY ${orderOf(criteria.sort ?? 'name').rows}`, values: params };
+}
+
+/** Whether endpoint `e` serves a current certificate superseded by a stored renewal not deployed (docs/api-contract.md section 16). */
+function servesSuperseded(superseding: SupersedingWindow, param: (value: unknown) => string): string {
+  const join = supersededByJoin({
+    link: 'l',
+    certificate: 'c',
+    endpoint: 'e',
+    now: param(superseding.now),
+    afterHours: param(superseding.afterHours),
+  });
+  return `EXISTS (SELECT 1 FROM endpoint_certificates l JOIN certificates c ON c.fingerprint = l.fingerprint ${join}
+                   WHERE l.endpoint_id = e.id AND l.is_current AND superseding.fingerprint IS NOT NULL)`;
 }
 
 /**

@@ -6,19 +6,22 @@ import type { CsvExport } from '../../common/http/csv/csv-export';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { LinksRepository } from '../links/links.repository';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { buildEndpointRecord, type RecordMode } from './endpoint-record';
 import {
   type BulkResultDto,
   type EndpointDetailResponseDto,
   type EndpointInputDto,
+  type EndpointListItemDto,
   type EndpointListQueryDto,
   EndpointResponseDto,
   ScanHistoryRowDto,
 } from './endpoints.dto';
-import { toBulkResult, toCurrentCertificate, toEndpointResponse, toScanHistoryRow } from './endpoints.mapper';
+import { toBulkResult, toCurrentCertificate, toEndpointListItem, toEndpointResponse, toScanHistoryRow } from './endpoints.mapper';
 import { type BulkRow, readEndpointRow } from './bulk-rows';
 import {
   type EndpointCriteria,
+  type EndpointListRow,
   endpointIdentity,
   type EndpointRecord,
   type EndpointRow,
@@ -44,6 +47,7 @@ function endpointCriteria(query: EndpointListQuery, now: Date): EndpointCriteria
     q: query.q,
     starttls: query.starttls,
     expiringBefore: query.expires_within === undefined ? undefined : expiringWithinBefore(query.expires_within, now),
+    superseded: query.superseded,
     sort: query.sort,
   };
 }
@@ -63,27 +67,41 @@ export class EndpointsService {
     private readonly links: LinksRepository,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly superseding: SupersedingPolicy,
   ) {}
 
-  /** The window of endpoints the list filters match, as response items, and the number of all matches. */
-  async listEndpoints(query: EndpointListQuery): Promise<{ items: EndpointResponseDto[]; total: number }> {
-    const now = this.clock.now();
-    const { rows, total } = await this.endpoints.findPage({ ...endpointCriteria(query, now), limit: query.limit, offset: query.offset });
-    return { items: rows.map((row) => toEndpointResponse(row, now)), total };
+  /**
+   * The window of endpoints the list filters match, as list items (each with whether it serves a
+   * certificate whose renewal is not deployed), and the number of all matches.
+   */
+  async listEndpoints(query: EndpointListQuery): Promise<{ items: EndpointListItemDto[]; total: number }> {
+    const superseding = await this.superseding.window();
+    const criteria = { ...endpointCriteria(query, superseding.now), limit: query.limit, offset: query.offset };
+    const { rows, total } = await this.endpoints.findPage(criteria.superseded === undefined ? criteria : { ...criteria, superseding });
+    const superseded = await this.endpoints.findRenewalNotDeployed(
+      rows.map((row) => row.id),
+      superseding,
+    );
+    const items = rows.map((row): EndpointListRow => ({ ...row, renewalNotDeployed: superseded.has(row.id) }));
+    return { items: items.map((row) => toEndpointListItem(row, superseding.now)), total };
   }
 
-  countEndpoints(criteria: EndpointCriteria): Promise<number> {
-    return this.endpoints.countMatching(criteria);
+  async countEndpoints(criteria: EndpointCriteria): Promise<number> {
+    return this.endpoints.countMatching(await this.withSuperseding(criteria));
+  }
+
+  /** The superseding rule's inputs, read only when the `superseded` filter asks for them. */
+  private async withSuperseding<T extends EndpointCriteria>(criteria: T): Promise<T> {
+    return criteria.superseded === undefined ? criteria : { ...criteria, superseding: await this.superseding.window() };
   }
 
   /** Every endpoint the list filters match, as the CSV form of the same items. */
   exportEndpoints(query: EndpointListQuery): CsvExport<EndpointRow> {
     const now = this.clock.now();
-    const criteria = endpointCriteria(query, now);
     return {
       list: 'endpoints',
       item: EndpointResponseDto,
-      open: () => this.endpoints.streamMatching(criteria),
+      open: async () => this.endpoints.streamMatching(await this.withSuperseding(endpointCriteria(query, now))),
       toItem: (row) => toEndpointResponse(row, now),
       now,
     };
@@ -91,8 +109,11 @@ export class EndpointsService {
 
   /** The endpoint with a summary of each current certificate. */
   async getEndpoint(id: string): Promise<EndpointDetailResponseDto> {
-    const [endpoint, current] = await Promise.all([this.requireEndpoint(id), this.links.findCurrentCertificates([id])]);
     const now = this.clock.now();
+    const [endpoint, current] = await Promise.all([
+      this.requireEndpoint(id),
+      this.superseding.window(now).then((superseding) => this.links.findCurrentCertificates([id], superseding)),
+    ]);
     return { ...toEndpointResponse(endpoint, now), currentCertificates: current.map((row) => toCurrentCertificate(row, now)) };
   }
 

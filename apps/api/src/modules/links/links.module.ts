@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { RotationsModule } from '../rotations/rotations.module';
 import { LinksRepository } from './links.repository';
 import { LinksService } from './links.service';
 
 /** Endpoint-certificate links: the one place their state machine and queries live. */
 @Module({
+  imports: [RotationsModule],
   providers: [LinksRepository, LinksService],
   exports: [LinksRepository, LinksService],
 })

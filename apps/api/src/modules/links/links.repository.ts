@@ -3,10 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
+import { type SupersededByColumns, supersededByColumns, supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
 import type { CertUse } from './endpoint-certificate.entity';
 
-/** A current link with the certificate summary an endpoint detail shows. */
-export interface CurrentCertificateRow {
+/** A current link with the certificate summary an endpoint detail shows, and the renewal not deployed in its place. */
+export interface CurrentCertificateRow extends SupersededByColumns {
   endpointId: string;
   certUse: CertUse;
   firstSeenAt: Date;
@@ -112,17 +113,19 @@ export class LinksRepository {
   }
 
   /** Current links of the given endpoints, soonest expiry first. */
-  async findCurrentCertificates(endpointIds: string[]): Promise<CurrentCertificateRow[]> {
+  async findCurrentCertificates(endpointIds: string[], superseding: SupersedingWindow): Promise<CurrentCertificateRow[]> {
     if (endpointIds.length === 0) return [];
     return this.dataSource.query<CurrentCertificateRow[]>(
       `SELECT l.endpoint_id AS "endpointId", l.cert_use AS "certUse", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt",
               c.fingerprint, c.common_name AS "commonName", c.sans, c.issuer_common_name AS "issuerCommonName",
-              c.not_before AS "notBefore", c.not_after AS "notAfter"
+              c.not_before AS "notBefore", c.not_after AS "notAfter", ${supersededByColumns()}
          FROM endpoint_certificates l
          JOIN certificates c ON c.fingerprint = l.fingerprint
+         JOIN endpoints e ON e.id = l.endpoint_id
+         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$2', afterHours: '$3' })}
         WHERE l.endpoint_id = ANY($1::uuid[]) AND l.is_current
         ORDER BY l.not_after, l.cert_use`,
-      [endpointIds],
+      [endpointIds, superseding.now, superseding.afterHours],
     );
   }
 

@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Transaction } from '../../database/transaction';
+import { type Replacement, RotationsService } from '../rotations/rotations.service';
 import type { CertUse } from './endpoint-certificate.entity';
 import { type LinkRef, LinksRepository, type LinkTriples } from './links.repository';
 
@@ -32,10 +33,16 @@ export interface SightingOutcome {
  * - historical link seen    -> reactivated (never duplicated)
  * - current link seen       -> stays current, lastSeenAt moves
  * - current link not seen   -> history (replace mode only), in `moveToHistory` alone
+ *
+ * A role whose current certificates left while others became current rotated: recorded in the
+ * same transaction (docs/api-contract.md section 16). A first certificate is no rotation.
  */
 @Injectable()
 export class LinksService {
-  constructor(private readonly links: LinksRepository) {}
+  constructor(
+    private readonly links: LinksRepository,
+    private readonly rotations: RotationsService,
+  ) {}
 
   /**
    * One sighting in the caller's transaction, the endpoint's row locked first (404 when it is
@@ -52,6 +59,17 @@ export class LinksService {
       else if (link.wasCurrent) outcome.alreadyCurrent.push(link.fingerprint);
       else outcome.reactivated.push(link.fingerprint);
     }
+    await this.rotations.record(
+      [
+        {
+          endpointId: sighting.endpointId,
+          certUse: sighting.certUse,
+          retired: outcome.retired,
+          arrived: [...outcome.created, ...outcome.reactivated],
+        },
+      ],
+      transaction,
+    );
     return outcome;
   }
 
@@ -63,12 +81,33 @@ export class LinksService {
   async applySightings(sightings: Sighting[], transaction: Transaction): Promise<void> {
     if (sightings.length === 0) return;
     const seen = seenLinks(sightings);
-    await this.moveToHistory(
+    const retired = await this.moveToHistory(
       sightings.filter((sighting) => sighting.mode === 'replace'),
       seen,
       transaction,
     );
-    await this.links.upsertSeen(seen, transaction);
+    if (retired.length === 0) return this.links.upsertSeen(seen, transaction);
+    // Only a role whose current certificates left can have rotated: only its links need the
+    // prior state that tells a certificate arriving from one that stays.
+    const rotating = new Set(retired.map(roleKey));
+    const [maybeRotated, steady] = splitTriples(seen, (index) =>
+      rotating.has(roleKey({ endpointId: seen.endpointIds[index], certUse: seen.certUses[index] })),
+    );
+    await this.links.upsertSeen(steady, transaction);
+    const touched = await this.links.upsertSeenWithPrior(maybeRotated, transaction);
+    const replacements = new Map<string, Replacement>();
+    for (const link of retired) {
+      const replacement = replacements.get(roleKey(link)) ?? {
+        endpointId: link.endpointId,
+        certUse: link.certUse,
+        retired: [],
+        arrived: [],
+      };
+      replacement.retired.push(link.fingerprint);
+      replacements.set(roleKey(link), replacement);
+    }
+    for (const link of touched) if (link.wasCurrent !== true) replacements.get(roleKey(link))?.arrived.push(link.fingerprint);
+    await this.rotations.record([...replacements.values()], transaction);
   }
 
   /**
@@ -86,6 +125,23 @@ export class LinksService {
       transaction,
     );
   }
+}
+
+const roleKey = (link: { endpointId: string; certUse: CertUse }) => `${link.endpointId} ${link.certUse}`;
+
+/** The triples `chosen` picks, and the others. */
+function splitTriples(triples: LinkTriples, chosen: (index: number) => boolean): [LinkTriples, LinkTriples] {
+  const parts: [LinkTriples, LinkTriples] = [
+    { endpointIds: [], certUses: [], fingerprints: [] },
+    { endpointIds: [], certUses: [], fingerprints: [] },
+  ];
+  triples.endpointIds.forEach((endpointId, index) => {
+    const part = parts[chosen(index) ? 0 : 1];
+    part.endpointIds.push(endpointId);
+    part.certUses.push(triples.certUses[index]);
+    part.fingerprints.push(triples.fingerprints[index]);
+  });
+  return parts;
 }
 
 /** Every (endpoint, role, fingerprint) the sightings name, each fingerprint once per sighting. */

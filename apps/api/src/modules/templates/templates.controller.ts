@@ -16,7 +16,7 @@ export class TemplatesController {
     summary: 'List notification templates',
     description:
       'Needs `settings:view`. ' +
-      'One row per event type (`cert_expiring`, `cert_expired`, `renewal_overdue`) and channel (`email`): the subject and body in effect, whether they ' +
+      'One row per event type (`cert_expiring`, `cert_expired`, `renewal_overdue`, `rotation_regression`, `renewal_not_deployed`) and channel (`email`): the subject and body in effect, whether they ' +
       'are a custom override, and the variables they may use.',
   })
   @RequirePermission('settings:view')

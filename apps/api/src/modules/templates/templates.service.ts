@@ -123,6 +123,26 @@ const SAMPLE_VALUES: Record<EventType, TemplateValues> = {
     CommonName: 'www.example.com',
     NotAfter: '2030-01-15 12:00 UTC',
     Fingerprint: '3f8a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a',
+  }, // docs/api-contract.md section 16.
+  rotation_regression: {
+    EndpointName: 'www.example.com:443',
+    EndpointType: 'host',
+    CommonName: 'www.example.com',
+    NotAfter: '2030-01-15 12:00 UTC',
+    DaysRemaining: '80',
+    Fingerprint: '3f8a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a',
+    PreviousFingerprint: '9d1c7e3a5b2f8c4e6a0d2b4f6c8e0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e0b2d4f',
+    Regressions: 'sans, chainComplete',
+  },
+  renewal_not_deployed: {
+    EndpointName: 'www.example.com:443',
+    EndpointType: 'host',
+    CommonName: 'www.example.com',
+    NotAfter: '2030-01-15 12:00 UTC',
+    DaysRemaining: '6',
+    Fingerprint: '3f8a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a',
+    NewFingerprint: '9d1c7e3a5b2f8c4e6a0d2b4f6c8e0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e0b2d4f',
+    NewNotBefore: '2030-01-10 08:00 UTC',
   },
   renewal_overdue: {
     EndpointName: 'www.example.com:443',

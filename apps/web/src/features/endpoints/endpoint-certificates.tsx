@@ -4,6 +4,7 @@ import { api, type Schemas } from '../../api/client';
 import { DateTime, DaysRemaining } from '../../ui/expiry';
 import { FieldError, fieldProps, GeneralProblem } from '../../ui/form-problems';
 import { LoadError } from '../../ui/layout';
+import { RenewalNotDeployed } from '../../ui/renewal-not-deployed';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 import '../../ui/card-table.css';
@@ -54,6 +55,7 @@ export function CurrentCertificates({ certificates }: { certificates: CurrentCer
                 <tr key={`${certificate.certUse}-${certificate.fingerprint}`}>
                   <td className="card-title">
                     <CertificateName fingerprint={certificate.fingerprint} commonName={certificate.commonName} />
+                    {certificate.supersededBy && <RenewalNotDeployed renewal={certificate.supersededBy} />}
                   </td>
                   <td data-label="Names (SANs)">{certificate.sans.join(', ')}</td>
                   <td data-label="Issuer">{certificate.issuerCommonName ?? <span className="muted">unknown</span>}</td>

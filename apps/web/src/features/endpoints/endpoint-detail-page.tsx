@@ -8,6 +8,7 @@ import { ConfirmAction } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
 import { CertificateUpload, CurrentCertificates, HistoricalCertificates } from './endpoint-certificates';
+import { RotationTimeline } from './endpoint-rotations';
 import { ScanHistory, TlsProfile } from './endpoint-scans';
 import { STARTTLS_NAMES } from './endpoint-form';
 import { EndpointTags } from './endpoint-tags';
@@ -151,6 +152,7 @@ export function EndpointDetailPage() {
           {scanned && can('certs:view') && (
             <HistoricalCertificates endpointId={data.id} current={data.currentCertificates} refreshKey={refreshKey} />
           )}
+          <RotationTimeline endpointId={data.id} refreshKey={refreshKey} />
           <EndpointTags endpointId={data.id} tags={data.tags} onSaved={reload} />
           {data.type === 'saml' && <SamlMetadata metadata={data.samlMetadata} />}
           {data.type === 'host' && <TlsProfile endpointId={data.id} refreshKey={refreshKey} />}

@@ -26,6 +26,10 @@ const SCAN_STATE_OPTIONS = [
   ['true', 'Failing'],
   ['false', 'Healthy'],
 ] as const;
+const RENEWAL_OPTIONS = [
+  ['true', 'Not deployed'],
+  ['false', 'Deployed or none stored'],
+] as const;
 
 interface EndpointHealthFacts {
   enabled: boolean;
@@ -80,6 +84,7 @@ export function EndpointListPage() {
   const type = endpointTypeOf(params.get('type'));
   const enabled = parseBool(params.get('enabled'));
   const hasError = parseBool(params.get('has_error'));
+  const superseded = parseBool(params.get('superseded'));
   const tags = params.getAll('tag');
   const sortParam = params.get('sort');
   // Natural name order ("App 2" before "App 10") is the API's default and the list's.
@@ -106,6 +111,7 @@ export function EndpointListPage() {
     type,
     enabled,
     has_error: hasError,
+    superseded,
     tag: tags.length > 0 ? tags : undefined,
     expires_within: /^\d+$/.test(expiresWithin) ? Number(expiresWithin) : undefined,
     sort,
@@ -185,6 +191,13 @@ export function EndpointListPage() {
           options={SCAN_STATE_OPTIONS}
           onChange={(value) => update({ has_error: value })}
         />
+        <SelectFilter
+          id="filter-superseded"
+          label="Renewal"
+          value={params.get('superseded') ?? ''}
+          options={RENEWAL_OPTIONS}
+          onChange={(value) => update({ superseded: value })}
+        />
         <button type="submit">Apply</button>
       </form>
 
@@ -224,6 +237,11 @@ export function EndpointListPage() {
                   </td>
                   <td data-label="Health">
                     <EndpointHealth endpoint={endpoint} notice={notice} />
+                    {endpoint.renewalNotDeployed && (
+                      <div className="urgency urgency-warning">
+                        <span aria-hidden="true">⚠</span> Renewal not deployed
+                      </div>
+                    )}
                   </td>
                   <td data-label="Type">{endpoint.type}</td>
                   <td data-label="Target">

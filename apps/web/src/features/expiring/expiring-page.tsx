@@ -10,6 +10,7 @@ import { LoadError, useTitle } from '../../ui/layout';
 import { PAGE_SIZE, Pager, rangeText, useListAddress } from '../../ui/paged-list';
 import { useThresholds } from '../../ui/thresholds';
 import { useApiQuery } from '../../ui/use-api-query';
+import { RenewalNotDeployed } from '../../ui/renewal-not-deployed';
 import '../../ui/card-table.css';
 
 type CertUse = 'tls' | 'signing' | 'encryption' | 'manual';
@@ -121,6 +122,7 @@ export function ExpiringPage() {
                   </td>
                   <td className="wrap" data-label="Certificate">
                     <Link to={`/certificates/${row.fingerprint}`}>{row.commonName ?? row.sans[0] ?? row.fingerprint.slice(0, 16)}</Link>
+                    {row.supersededBy && <RenewalNotDeployed renewal={row.supersededBy} />}
                   </td>
                   <td className="nowrap" data-label="Expires">
                     <DateTime value={row.notAfter} />

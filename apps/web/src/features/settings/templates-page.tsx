@@ -15,6 +15,8 @@ const EVENT_NAMES: Record<Template['eventType'], string> = {
   cert_expiring: 'Certificate expiring',
   cert_expired: 'Certificate expired',
   renewal_overdue: 'Renewal overdue',
+  rotation_regression: 'Renewal made things worse',
+  renewal_not_deployed: 'Renewal not deployed',
 };
 
 /** The e-mail templates of the alerts: edited, previewed by the server's renderer, reset to the default. */

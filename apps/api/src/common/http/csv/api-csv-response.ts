@@ -8,9 +8,15 @@ import { csvColumnsOf } from './csv-cells';
  * The 200 response of a list route that also exports CSV: the JSON list (`page`: the
  * `{ items, totalCount, limit, offset }` envelope; `array`: a bare array, whose full size is in
  * `X-Total-Count`) as `application/json`, and the same rows as `text/csv` content of the same
- * response, its header row in the example.
+ * response, its header row in the example. `csvItem` names the CSV's row type when the JSON rows
+ * carry more than the export (a flag only the interactive list shows).
  */
-export function ApiListOrCsvResponse(item: Type<unknown>, shape: 'page' | 'array', description?: string): MethodDecorator {
+export function ApiListOrCsvResponse(
+  item: Type<unknown>,
+  shape: 'page' | 'array',
+  description?: string,
+  csvItem: Type<unknown> = item,
+): MethodDecorator {
   const items = { type: 'array', items: { $ref: getSchemaPath(item) } };
   const json =
     shape === 'page'
@@ -27,7 +33,7 @@ export function ApiListOrCsvResponse(item: Type<unknown>, shape: 'page' | 'array
       ...(shape === 'array' ? { headers: TOTAL_COUNT_HEADERS } : {}),
       content: {
         'application/json': { schema: json },
-        'text/csv': { schema: { type: 'string' }, example: `${csvColumnsOf(item).join(',')}\r\n` },
+        'text/csv': { schema: { type: 'string' }, example: `${csvColumnsOf(csvItem).join(',')}\r\n` },
       },
     }),
   );

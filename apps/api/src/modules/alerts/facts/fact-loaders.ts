@@ -1,6 +1,7 @@
 import type { Provider } from '@nestjs/common';
 import { ExpiryFacts } from './expiry-facts';
 import type { FactLoader } from './fact-loader';
+import { RenewalFacts } from './renewal-facts';
 import { RenewalInfoFacts } from './renewal-info-facts';
 
 /** The fact-loader registry: a new event family whose source reads new facts adds its loader class here. */
@@ -8,6 +9,8 @@ const FACT_LOADER_CLASSES = [
   ExpiryFacts,
   // renewal_overdue (docs/api-contract.md section 15)
   RenewalInfoFacts,
+  // rotation_regression and renewal_not_deployed (docs/api-contract.md section 16)
+  RenewalFacts,
 ];
 
 export const FACT_LOADERS = Symbol('FACT_LOADERS');

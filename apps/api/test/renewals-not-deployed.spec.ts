@@ -1,0 +1,250 @@
+import { generateKeyPair, mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
+import { createHash } from 'node:crypto';
+import { hostScanResult } from './support/scan-results';
+import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { bearer, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
+import { DAY, HOUR, MINUTE } from './support/fake-clock';
+
+const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
+
+interface CurrentCertificate {
+  fingerprint: string;
+  certUse: string;
+  supersededBy: { fingerprint: string; notBefore: string; firstSeenAt: string } | null;
+}
+
+/**
+ * Renewed, not deployed (docs/api-contract.md section 16): a current certificate of a host
+ * endpoint superseded by a stored renewal, on every list that shows it, the dashboard's count, the
+ * endpoint list's filter, and the renewal_not_deployed event.
+ */
+describe('renewals never deployed', () => {
+  let t: TestApp;
+  let admin: string;
+  let scannerToken: string;
+  let smtp: TestSmtpServer;
+  let ca: MintedCertificate;
+  let otherCa: MintedCertificate;
+  let names = 0;
+  // Every certificate of a case is issued relative to this instant, a whole second.
+  const base = new Date(Math.floor((Date.now() - 20 * DAY) / 1000) * 1000);
+  const at = (offset: number) => new Date(base.getTime() + offset);
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await login(t);
+    scannerToken = (await defaultScannerCredentials(t, admin)).token;
+    smtp = await startSmtpServer();
+    const mail = mailSettingsFor(smtp);
+    await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mail).expect(200);
+    ca = await mintCertificate({ subject: 'CN=Issuing CA 1, O=Example Trust', ca: true });
+    otherCa = await mintCertificate({ subject: 'CN=Issuing CA 2, O=Another Trust', ca: true });
+  });
+  // Renewals are first stored at the database's clock: each case starts with the app's clock beside it.
+  beforeEach(async () => {
+    t.clock.set(new Date());
+    admin = await login(t);
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  const leaf = (
+    host: string,
+    options: {
+      notBefore: Date;
+      sans?: string[];
+      issuer?: MintedCertificate;
+      keys?: Awaited<ReturnType<typeof generateKeyPair>>;
+      notAfter?: Date;
+    },
+  ) => mintCertificate({ subject: `CN=${host}`, sans: options.sans ?? [host], issuer: options.issuer ?? ca, ...options });
+  /** A host endpoint serving `deployed` as its scans see it. */
+  const serving = async (deployed: MintedCertificate) => {
+    names += 1;
+    const body = { name: `served-${names}`, dnsName: `served-${names}.example.com` };
+    const id = ((await t.http.post('/api/v1/endpoints').set(bearer(admin)).send(body).expect(201)).body as { id: string }).id;
+    await t.http
+      .post('/api/v1/scanner/results')
+      .set(bearer(scannerToken))
+      .send({ results: [hostScanResult(id, [deployed, ca], t.clock.now())] })
+      .expect(200);
+    return id;
+  };
+  const store = async (renewal: MintedCertificate) => {
+    await t.http
+      .post('/api/v1/certificates')
+      .set(bearer(admin))
+      .set('Content-Type', 'application/x-pem-file')
+      .send(renewal.pem)
+      .expect(201);
+  };
+  const current = async (id: string) =>
+    ((await t.http.get(`/api/v1/endpoints/${id}`).set(bearer(admin)).expect(200)).body as { currentCertificates: CurrentCertificate[] })
+      .currentCertificates;
+  const supersededOf = async (id: string) => (await current(id)).map((c) => c.supersededBy?.fingerprint ?? null);
+  /** Past the default 24 hours every renewal stored so far must wait (signed in again: a token lasts 12 hours). */
+  const waitPastTheDelay = async () => {
+    t.clock.advance(24 * HOUR + MINUTE);
+    admin = await login(t);
+  };
+
+  it('names the renewal with the latest notBefore on the endpoint, the active and expiring lists, once it waited supersededAfterHours', async () => {
+    const deployed = await leaf('shop.example.com', { notBefore: at(0), sans: ['shop.example.com', 'www.shop.example.com'] });
+    const id = await serving(deployed);
+    const renewal = await leaf('shop.example.com', {
+      notBefore: at(2 * HOUR),
+      sans: ['www.shop.example.com', 'shop.example.com', 'api.shop.example.com'],
+    });
+    const later = await leaf('shop.example.com', { notBefore: at(3 * DAY), sans: ['shop.example.com', 'www.shop.example.com'] });
+    await store(renewal);
+    await store(later);
+    expect(await supersededOf(id)).toEqual([null]);
+
+    await waitPastTheDelay();
+    const [certificate] = await current(id);
+    expect(certificate.fingerprint).toBe(sha256(deployed));
+    expect(certificate.supersededBy).toEqual({
+      fingerprint: sha256(later),
+      notBefore: at(3 * DAY).toISOString(),
+      firstSeenAt: expect.any(String),
+    });
+    const firstSeen = Date.parse(certificate.supersededBy!.firstSeenAt);
+    expect(firstSeen).toBeLessThanOrEqual(Date.now());
+    expect(firstSeen).toBeGreaterThan(Date.now() - 10 * MINUTE);
+
+    for (const list of ['active', 'expiring?days=3650']) {
+      const rows = (await t.http.get(`/api/v1/certificates/${list}`).set(bearer(admin)).expect(200)).body as (CurrentCertificate & {
+        endpointId: string;
+      })[];
+      expect(rows.find((row) => row.endpointId === id)!.supersededBy).toEqual(certificate.supersededBy);
+    }
+  });
+
+  it('a renewal stored before the certificate it supersedes was first seen counts the same', async () => {
+    const renewal = await leaf('early.example.com', { notBefore: at(6 * DAY) });
+    await store(renewal);
+    const id = await serving(await leaf('early.example.com', { notBefore: at(0) }));
+    await waitPastTheDelay();
+    expect(await supersededOf(id)).toEqual([sha256(renewal)]);
+  });
+
+  it.each([
+    ['issued within the hour', { notBefore: 30 * MINUTE }],
+    ['expired', { notBefore: 2 * HOUR, notAfter: 3 * HOUR }],
+    ['missing one of the names', { notBefore: 2 * DAY, sans: ['only.example.com'] }],
+    ['under another issuer organization', { notBefore: 2 * DAY, otherIssuer: true }],
+    ['with another key algorithm', { notBefore: 2 * DAY, rsa: true }],
+  ])(
+    'a renewal %s does not supersede',
+    async (_label, change: { notBefore: number; notAfter?: number; sans?: string[]; otherIssuer?: boolean; rsa?: boolean }) => {
+      names += 1;
+      const host = `case-${names}.example.com`;
+      const id = await serving(await leaf(host, { notBefore: at(0), sans: [host, 'only.example.com'] }));
+      await store(
+        await leaf(host, {
+          notBefore: at(change.notBefore),
+          notAfter: change.notAfter === undefined ? undefined : at(change.notAfter),
+          sans: change.sans ?? [host, 'only.example.com'],
+          issuer: change.otherIssuer ? otherCa : ca,
+          keys: change.rsa ? await generateKeyPair('rsa-2048') : undefined,
+        }),
+      );
+      await waitPastTheDelay();
+      expect(await supersededOf(id)).toEqual([null]);
+    },
+  );
+
+  it('a certificate without DNS names is never superseded, nor a manual endpoint’s', async () => {
+    const byAddress = await leaf('192.0.2.7', { notBefore: at(0), sans: ['192.0.2.7'] });
+    const id = await serving(byAddress);
+    await store(await leaf('192.0.2.7', { notBefore: at(2 * DAY), sans: ['192.0.2.7'] }));
+    const manual = (
+      (await t.http.post('/api/v1/endpoints').set(bearer(admin)).send({ name: 'manual-renewed', type: 'manual' }).expect(201)).body as {
+        id: string;
+      }
+    ).id;
+    const uploaded = await leaf('manual.example.com', { notBefore: at(0) });
+    await t.http
+      .post(`/api/v1/endpoints/${manual}/certificate`)
+      .set(bearer(admin))
+      .set('Content-Type', 'application/x-pem-file')
+      .send(uploaded.pem)
+      .expect(201);
+    await store(await leaf('manual.example.com', { notBefore: at(2 * DAY) }));
+    await waitPastTheDelay();
+    expect(await supersededOf(id)).toEqual([null]);
+    expect(await supersededOf(manual)).toEqual([null]);
+  });
+
+  it('a dual RSA and ECDSA deployment is not superseded by its own other half', async () => {
+    const rsa = await leaf('dual.example.com', { notBefore: at(0), keys: await generateKeyPair('rsa-2048') });
+    const ecdsa = await leaf('dual.example.com', { notBefore: at(5 * DAY) });
+    const id = await serving(rsa);
+    await t.http
+      .post(`/api/v1/endpoints/${id}/certificate?certUse=tls&replace=false`)
+      .set(bearer(admin))
+      .set('Content-Type', 'application/x-pem-file')
+      .send(ecdsa.pem)
+      .expect(201);
+    await waitPastTheDelay();
+    const both = await current(id);
+    expect(both.map((c) => c.fingerprint).sort()).toEqual([sha256(rsa), sha256(ecdsa)].sort());
+    expect(both.map((c) => c.supersededBy)).toEqual([null, null]);
+  });
+
+  it('counts such endpoints on the dashboard, filters the endpoint list by them, and sends renewal_not_deployed once', async () => {
+    const user = await createUser(t, 'viewer', { notify: true });
+    const deployed = await leaf('billing.example.com', { notBefore: at(0) });
+    const id = await serving(deployed);
+    const renewal = await leaf('billing.example.com', { notBefore: at(4 * DAY) });
+    await store(renewal);
+    const counted = async () =>
+      ((await t.http.get('/api/v1/dashboard?scope=all').set(bearer(admin)).expect(200)).body as { counts: { renewalNotDeployed: number } })
+        .counts.renewalNotDeployed;
+    const listed = async (superseded: boolean) =>
+      (await t.http.get(`/api/v1/endpoints?superseded=${superseded}&limit=500`).set(bearer(admin)).expect(200)).body as {
+        items: { id: string; renewalNotDeployed: boolean }[];
+        totalCount: number;
+      };
+    const before = await listed(true);
+    expect(before.items.map((e) => e.id)).not.toContain(id);
+    expect(await counted()).toBe(before.totalCount);
+
+    await waitPastTheDelay();
+    const superseded = await listed(true);
+    expect(superseded.items.map((e) => e.id)).toContain(id);
+    expect(superseded.items.every((e) => e.renewalNotDeployed)).toBe(true);
+    // The export has the rows of the filter, without the list's flag.
+    const csv = await t.http.get('/api/v1/endpoints?superseded=true&format=csv').set(bearer(admin)).expect(200);
+    const [header, ...lines] = csv.text.trim().split('\r\n');
+    expect(header.split(',')).not.toContain('renewalNotDeployed');
+    expect(lines).toHaveLength(superseded.totalCount);
+    // Every endpoint once, whatever number of its certificates are superseded.
+    expect(await counted()).toBe(superseded.totalCount);
+    const others = await listed(false);
+    expect(others.items.map((e) => e.id)).not.toContain(id);
+    expect(others.items.some((e) => e.renewalNotDeployed)).toBe(false);
+    const bad = await t.http.get('/api/v1/endpoints?superseded=maybe').set(bearer(admin)).expect(400);
+    expect(bad.text).toContain('superseded must be true or false');
+
+    const sent = smtp.messages.length;
+    await t.http.post('/api/v1/alerts/run').set(bearer(admin)).expect(200);
+    const mine = smtp.messages.slice(sent).filter((m) => m.to === user.email && m.subject.includes('billing.example.com'));
+    expect(mine).toHaveLength(1);
+    expect(mine[0].subject).toBe('Certificate for billing.example.com was renewed but the renewal is not deployed');
+    expect(mine[0].text).toContain(`Renewal: ${sha256(renewal)}`);
+    expect(mine[0].text).toContain(`Fingerprint: ${sha256(deployed)}`);
+    expect(mine[0].text).toContain(
+      `Renewal issued: ${at(4 * DAY)
+        .toISOString()
+        .slice(0, 16)
+        .replace('T', ' ')} UTC`,
+    );
+
+    const again = smtp.messages.length;
+    await t.http.post('/api/v1/alerts/run').set(bearer(admin)).expect(200);
+    expect(smtp.messages.slice(again).filter((m) => m.subject.includes('billing.example.com'))).toEqual([]);
+  });
+});
