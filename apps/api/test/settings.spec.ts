@@ -269,9 +269,10 @@ describe('settings', () => {
       ]);
       expect(templates[0].variables).toEqual(['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint']);
       expect(templates[1].variables).not.toContain('DaysRemaining');
-      // docs/api-contract.md section 16.
-      expect(templates[2].variables).toEqual([...(templates[0].variables as string[]), 'PreviousFingerprint', 'Regressions']);
-      expect(templates[3].variables).toEqual([...(templates[0].variables as string[]), 'NewFingerprint', 'NewNotBefore']);
+      // docs/api-contract.md sections 15 and 16.
+      expect(templates[2].variables).toEqual([...(templates[0].variables as string[]), 'WindowStart', 'WindowEnd', 'ExplanationURL']);
+      expect(templates[3].variables).toEqual([...(templates[0].variables as string[]), 'PreviousFingerprint', 'Regressions']);
+      expect(templates[4].variables).toEqual([...(templates[0].variables as string[]), 'NewFingerprint', 'NewNotBefore']);
     });
 
     it('saves an override, refuses bad ones with 400, 404s unknown keys, and restores the default on delete', async () => {
