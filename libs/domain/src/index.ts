@@ -16,3 +16,4 @@ export * from './templates';
 export * from './trust';
 export * from './configuration/environment-reader';
 export * from './discovery';
+export * from './findings';
