@@ -17,3 +17,4 @@ export * from './trust';
 export * from './configuration/environment-reader';
 export * from './discovery';
 export * from './findings';
+export * from './revocation';

@@ -541,7 +541,7 @@ export interface paths {
         };
         /**
          * List endpoints
-         * @description Needs `endpoints:view`. Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and `expires_within` (days: a current certificate with daysRemaining at most that, expired ones included). Each row carries `soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` (default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` reverses; endpoints without a value come last either way. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
+         * @description Needs `endpoints:view`. Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and `expires_within` (days: a current certificate with daysRemaining at most that, expired ones included), `finding` (repeatable finding codes; any of them matches) and `has_findings`. Each row carries `findings` (critical first) and `soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` (default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` reverses; endpoints without a value come last either way. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`, its `findings` the codes joined with `; `.
          */
         get: operations["listEndpoints"];
         put?: never;
@@ -1596,6 +1596,8 @@ export interface components {
             /** Format: int32 */
             pathLength: number | null;
             pem: string;
+            /** @description The latest check-revocation verdict (docs/api-contract.md section 18); null when never checked. */
+            revocation: components["schemas"]["RevocationDto"] | null;
             sans: string[];
             selfSigned: boolean;
             /** @description Lower-case hex. */
@@ -1754,6 +1756,16 @@ export interface components {
             /** @description One entry per configured alert threshold, largest first. */
             expiringWithin: components["schemas"]["ExpiringWithinDto"][];
             /**
+             * @description Endpoints showing each finding code (docs/api-contract.md section 18); codes no endpoint shows are left out.
+             * @example {
+             *       "expired": 2,
+             *       "weak_key": 1
+             *     }
+             */
+            findings: {
+                [key: string]: number;
+            };
+            /**
              * Format: int32
              * @description Endpoints whose scans are stale (the staleScans panel in full).
              */
@@ -1772,6 +1784,8 @@ export interface components {
             errorEndpoints: components["schemas"]["ErrorEndpointDto"][];
             /** @description Current links expiring within the largest alert threshold, expired first then soonest, at most `limit` rows. */
             expiringCertificates: components["schemas"]["ActiveCertificateDto"][];
+            /** @description Endpoints showing a finding, those with a critical one first, at most `limit` rows. */
+            findingEndpoints: components["schemas"]["FindingEndpointDto"][];
             /** @description Stalest first, at most `limit` rows. */
             staleScans: components["schemas"]["StaleScanDto"][];
         };
@@ -1790,8 +1804,12 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             errorSince: string | null;
+            /** @description What is wrong with it now, critical first, less the ignored codes (docs/api-contract.md section 18). */
+            findings: components["schemas"]["FindingDto"][];
             /** Format: uuid */
             id: string;
+            /** @description Finding codes hidden for this endpoint. */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             ipAddress: string | null;
             lastScanError: string | null;
             /** Format: date-time */
@@ -1834,6 +1852,11 @@ export interface components {
              * @default true
              */
             enabled: boolean;
+            /**
+             * @description Finding codes hidden for this endpoint (docs/api-contract.md section 18). PUT without it ignores none.
+             * @default []
+             */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             /** @description host only: scans connect here; SNI stays dnsName. */
             ipAddress?: string | null;
             /** @description saml: the metadata URL, http or https (required for saml). */
@@ -1892,8 +1915,12 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             errorSince: string | null;
+            /** @description What is wrong with it now, critical first, less the ignored codes (docs/api-contract.md section 18). */
+            findings: components["schemas"]["FindingDto"][];
             /** Format: uuid */
             id: string;
+            /** @description Finding codes hidden for this endpoint. */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             ipAddress: string | null;
             lastScanError: string | null;
             /** Format: date-time */
@@ -1942,8 +1969,12 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             errorSince: string | null;
+            /** @description What is wrong with it now, critical first, less the ignored codes (docs/api-contract.md section 18). */
+            findings: components["schemas"]["FindingDto"][];
             /** Format: uuid */
             id: string;
+            /** @description Finding codes hidden for this endpoint. */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             ipAddress: string | null;
             /** @enum {string} */
             kind: "endpoint";
@@ -2029,6 +2060,23 @@ export interface components {
              * @description A configured alert threshold.
              */
             days: number;
+        };
+        FindingDto: {
+            /** @enum {string} */
+            code: "expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity";
+            /** @description One sentence saying what is wrong and what to do. */
+            message: string;
+            /** @enum {string} */
+            severity: "critical" | "warning" | "info";
+        };
+        FindingEndpointDto: {
+            /** @description Critical first. */
+            findings: components["schemas"]["FindingDto"][];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            type: "host" | "saml" | "manual";
         };
         HealthResponseDto: {
             /** @enum {string} */
@@ -2428,6 +2476,26 @@ export interface components {
         };
         ResultsResponseDto: {
             results: components["schemas"]["ResultOutcomeDto"][];
+        };
+        RevocationDto: {
+            /** Format: date-time */
+            checkedAt: string;
+            /** @description unknown: why, in one sentence. */
+            error: string | null;
+            /** @description revoked: the RFC 5280 reason name (keyCompromise, ...), when given. */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description revoked: when its issuer revoked it.
+             */
+            revokedAt: string | null;
+            /** @enum {string} */
+            source: "crl" | "ocsp";
+            /**
+             * @description unknown: the CRL or OCSP answer could not be used (see error); never a guess.
+             * @enum {string}
+             */
+            status: "good" | "revoked" | "unknown";
         };
         RoleMappingDto: {
             admin: string[];
@@ -5697,6 +5765,10 @@ export interface operations {
                 q?: string;
                 /** @description Only endpoints with a current certificate expiring within this many days (daysRemaining <= it), expired ones included. */
                 expires_within?: number;
+                /** @description Repeatable; an endpoint matches when it shows any of them. */
+                finding?: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
+                /** @description true: only endpoints showing a finding; false: only those showing none. */
+                has_findings?: boolean;
                 /** @description name: natural order ("app 2" before "app 10"), any case; daysRemaining: the soonest-expiring current certificate first, expired first; lastScannedAt; createdAt. A leading `-` reverses. Endpoints without a current certificate (daysRemaining) or never scanned (lastScannedAt) come last in both directions. */
                 sort?: "name" | "-name" | "daysRemaining" | "-daysRemaining" | "lastScannedAt" | "-lastScannedAt" | "createdAt" | "-createdAt";
             };

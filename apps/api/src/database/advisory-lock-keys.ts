@@ -30,6 +30,8 @@ export const MAINTENANCE_TASK_LOCK_KEYS = {
   'purge-history': 7_341_201,
   'prune-certificates': 7_341_202,
   'purge-alert-records': 7_341_203,
+  // 7_341_204 is left to refresh-renewal-info, which docs/api-contract.md section 5 lists first.
+  'check-revocation': 7_341_205,
 } as const;
 
 export type MaintenanceTaskName = keyof typeof MAINTENANCE_TASK_LOCK_KEYS;

@@ -1,3 +1,4 @@
+import type { CertificateRevocationEntity } from '../revocation/certificate-revocation.entity';
 import { certificateToPem, daysRemaining } from '@certkeeper/domain';
 import { toCurrentCertificate } from '../endpoints/endpoints.mapper';
 import type { LinkedEndpointRow } from '../links/links.repository';
@@ -37,7 +38,12 @@ export function toLinkedEndpoint(row: LinkedEndpointRow): LinkedEndpointDto {
 
 export function toCertificateDetail(
   certificate: CertificateEntity,
-  related: { issuerFingerprint: string | null; current: LinkedEndpointRow[]; historical: LinkedEndpointRow[] },
+  related: {
+    issuerFingerprint: string | null;
+    current: LinkedEndpointRow[];
+    historical: LinkedEndpointRow[];
+    revocation: CertificateRevocationEntity | null;
+  },
   now: Date,
 ): CertificateDetailDto {
   return {
@@ -62,6 +68,14 @@ export function toCertificateDetail(
     pem: certificateToPem(certificate.der),
     currentEndpoints: related.current.map(toLinkedEndpoint),
     historicalEndpoints: related.historical.map(toLinkedEndpoint),
+    revocation: related.revocation && {
+      status: related.revocation.status,
+      source: related.revocation.source,
+      revokedAt: related.revocation.revokedAt?.toISOString() ?? null,
+      reason: related.revocation.reason,
+      checkedAt: related.revocation.checkedAt.toISOString(),
+      error: related.revocation.error,
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EndpointsModule } from '../endpoints/endpoints.module';
+import { FindingsModule } from '../findings/findings.module';
+import { RevocationModule } from '../revocation/revocation.module';
 import { LinksModule } from '../links/links.module';
 import { TrustVerdictsModule } from '../trust/trust-verdicts.module';
 import { CertificatesController } from './certificates.controller';
@@ -9,7 +11,7 @@ import { EndpointCertificateController } from './endpoint-certificate.controller
 import { SearchController } from './search.controller';
 
 @Module({
-  imports: [LinksModule, EndpointsModule, TrustVerdictsModule],
+  imports: [LinksModule, EndpointsModule, TrustVerdictsModule, FindingsModule, RevocationModule],
   controllers: [CertificatesController, EndpointCertificateController, SearchController],
   providers: [CertificatesRepository, CertificatesService],
   exports: [CertificatesService],

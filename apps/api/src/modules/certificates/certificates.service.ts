@@ -20,6 +20,8 @@ import {
   type CertificateSummary,
 } from './certificates.repository';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
+import { FindingsService } from '../findings/findings.service';
+import { RevocationRepository } from '../revocation/revocation.repository';
 import type {
   CertificateDetailDto,
   CertificateSearchItemDto,
@@ -39,6 +41,8 @@ export class CertificatesService {
     private readonly endpoints: EndpointsService,
     private readonly audit: AuditService,
     private readonly verdicts: TrustVerdictsService,
+    private readonly findings: FindingsService,
+    private readonly revocations: RevocationRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -87,6 +91,7 @@ export class CertificatesService {
         { endpointId, certUse, fingerprints: [first], mode: query.replace ? 'replace' : 'add' },
         transaction,
       );
+      await this.findings.recompute([endpointId], transaction);
       await this.audit.record(
         actor,
         {
@@ -113,12 +118,13 @@ export class CertificatesService {
   /** The certificate's detail as GET /certificates/{fingerprint} answers it. */
   async getCertificate(fingerprint: string): Promise<CertificateDetailDto> {
     const certificate = await this.requireCertificate(fingerprint);
-    const [issuerFingerprint, current, historical] = await Promise.all([
+    const [issuerFingerprint, current, historical, revocation] = await Promise.all([
       this.certificates.findIssuerFingerprint(certificate),
       this.linkQueries.findEndpointsOf(certificate.fingerprint, true),
       this.linkQueries.findEndpointsOf(certificate.fingerprint, false),
+      this.revocations.findByFingerprint(certificate.fingerprint),
     ]);
-    return toCertificateDetail(certificate, { issuerFingerprint, current, historical }, this.clock.now());
+    return toCertificateDetail(certificate, { issuerFingerprint, current, historical, revocation }, this.clock.now());
   }
 
   async endpointsOf(fingerprint: string, current: boolean): Promise<LinkedEndpointRow[]> {

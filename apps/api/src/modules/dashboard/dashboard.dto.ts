@@ -3,6 +3,7 @@ import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInteger } from '../../common/validation/decorators';
 import { ActiveCertificateDto } from '../certificates/certificates.dto';
 import { ENDPOINT_TYPES, type EndpointType } from '../endpoints/endpoint.entity';
+import { FindingDto } from '../endpoints/endpoints.dto';
 
 export const DASHBOARD_SCOPES = ['subscribed', 'all'] as const;
 export type DashboardScope = (typeof DASHBOARD_SCOPES)[number];
@@ -61,6 +62,20 @@ export class DashboardCountsDto {
   @ApiProperty({ type: 'integer', description: 'Current links whose certificate has expired (notAfter <= now).' }) expired!: number;
   @ApiProperty({ type: [ExpiringWithinDto], description: 'One entry per configured alert threshold, largest first.' })
   expiringWithin!: ExpiringWithinDto[];
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer', format: 'int32' },
+    description: 'Endpoints showing each finding code (docs/api-contract.md section 18); codes no endpoint shows are left out.',
+    example: { expired: 2, weak_key: 1 },
+  })
+  findings!: Record<string, number>;
+}
+
+export class FindingEndpointDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ENDPOINT_TYPES }) type!: EndpointType;
+  @ApiProperty({ type: [FindingDto], description: 'Critical first.' }) findings!: FindingDto[];
 }
 
 export class ErrorEndpointDto {
@@ -125,6 +140,11 @@ export class DashboardResponseDto {
   })
   expiringCertificates!: ActiveCertificateDto[];
   @ApiProperty({ type: [StaleScanDto], description: 'Stalest first, at most `limit` rows.' }) staleScans!: StaleScanDto[];
+  @ApiProperty({
+    type: [FindingEndpointDto],
+    description: 'Endpoints showing a finding, those with a critical one first, at most `limit` rows.',
+  })
+  findingEndpoints!: FindingEndpointDto[];
   @ApiProperty({
     type: AlertingDto,
     description: 'Whether anyone will hear of it: the same for every caller, not scoped by subscriptions.',

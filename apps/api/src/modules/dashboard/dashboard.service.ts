@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { expiringWithinBefore } from '@certkeeper/domain';
+import { FindingsService } from '../findings/findings.service';
 import { Clock } from '../../common/clock';
 import { AlertsService } from '../alerts/alerts.service';
 import { ScannersService } from '../scanners/scanners.service';
@@ -26,6 +27,7 @@ export class DashboardService {
     private readonly settings: SettingsService,
     private readonly alerts: AlertsService,
     private readonly scanners: ScannersService,
+    private readonly findings: FindingsService,
     private readonly clock: Clock,
   ) {}
 
@@ -38,15 +40,16 @@ export class DashboardService {
     const expiringBefore = expiringWithinBefore(Math.max(...thresholds), now);
     const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
     // Independent reads, each on its own pooled connection.
-    const [endpoints, links, errorEndpoints, expiring, staleScans, alerting] = await Promise.all([
+    const [endpoints, links, errorEndpoints, expiring, staleScans, findings, alerting] = await Promise.all([
       this.dashboard.countEndpoints(subscriptions, staleBefore),
       this.dashboard.countCurrentLinks(subscriptions, now, horizons),
       this.dashboard.findErrorEndpoints(subscriptions, request.limit),
       this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit),
       this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
+      this.findings.dashboard(subscriptions, request.limit),
       this.alerting(),
     ]);
-    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans, alerting }, now);
+    return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans, findings, alerting }, now);
   }
 
   /** Whether anyone will hear of an expiry: mail, the latest alert run, the scanners. Not scoped. */

@@ -41,6 +41,7 @@ import {
   EndpointDetailResponseDto,
   EndpointInputDto,
   EndpointListQueryDto,
+  EndpointCsvRowDto,
   EndpointResponseDto,
   MAX_TAGS,
   ScanHistoryQueryDto,
@@ -66,12 +67,14 @@ export class EndpointsController {
       'Needs `endpoints:view`. ' +
       'Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
       '(a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and ' +
-      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included). Each row carries ' +
+      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included), `finding` ' +
+      '(repeatable finding codes; any of them matches) and `has_findings`. Each row carries `findings` (critical first) and ' +
       '`soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` ' +
       '(default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` ' +
       'reverses; endpoints without a value come last either way. ' +
       'Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
-      'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.',
+      'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`, its ' +
+      '`findings` the codes joined with `; `.',
   })
   @RequirePermission('endpoints:view')
   @ApiListOrCsvResponse(EndpointResponseDto, 'page')
@@ -88,14 +91,16 @@ export class EndpointsController {
       q: query.q,
       starttls: query.starttls,
       expiringBefore: query.expires_within === undefined ? undefined : expiringWithinBefore(query.expires_within, now),
+      findings: query.finding,
+      hasFindings: query.has_findings,
       sort: query.sort,
     };
     if (format === 'csv') {
       return streamCsv({
         list: 'endpoints',
-        item: EndpointResponseDto,
+        item: EndpointCsvRowDto,
         open: () => this.endpoints.exportEndpoints(criteria),
-        toItem: (row: EndpointRow) => toEndpointResponse(row, now),
+        toItem: (row: EndpointRow) => ({ ...toEndpointResponse(row, now), findings: row.findings }),
         now,
       });
     }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FindingsModule } from '../findings/findings.module';
 import { LinksModule } from '../links/links.module';
 import { EndpointsController } from './endpoints.controller';
 import { EndpointsRepository } from './endpoints.repository';
@@ -6,7 +7,7 @@ import { EndpointsService } from './endpoints.service';
 import { TagsController } from './tags.controller';
 
 @Module({
-  imports: [LinksModule],
+  imports: [LinksModule, FindingsModule],
   controllers: [EndpointsController, TagsController],
   providers: [EndpointsRepository, EndpointsService],
   exports: [EndpointsService],

@@ -7,15 +7,15 @@ import { escapeLike, searchSortKey, type SortKeyType } from '../../database/like
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import { TableUpkeep } from '../../database/table-upkeep';
 import type { Transaction } from '../../database/transaction';
-import type { StarttlsProtocol } from '@certkeeper/domain';
+import type { FindingCode, StarttlsProtocol } from '@certkeeper/domain';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
 import type { EndpointSort, EndpointSortKey } from './endpoint-sort';
 import type { ScanHistoryEntity } from './scan-history.entity';
 import { SCAN_WORK_CHANNEL } from './scan-work-channel';
 import { TlsProfileEntity } from './tls-profile.entity';
 
-/** The writable fields of an endpoint, already normalised for its type. */
-export type EndpointRecord = Pick<
+/** The writable fields of an endpoint, already normalised for its type; `ignoredFindings` is stored by FindingsService. */
+export type EndpointRecord = { ignoredFindings: FindingCode[] } & Pick<
   EndpointEntity,
   | 'name'
   | 'type'
@@ -35,6 +35,9 @@ export type EndpointRecord = Pick<
 export type EndpointRow = Omit<EndpointEntity, 'scanner' | 'scanRequestedAt'> & {
   chainComplete: boolean | null;
   resolvedIp: string | null;
+  /** The finding codes it shows (docs/api-contract.md section 18) and those it ignores. */
+  findings: string[];
+  ignoredFindings: FindingCode[];
 };
 
 /** The list filters (docs/api-contract.md section 4), without a page window. */
@@ -48,6 +51,10 @@ export interface EndpointCriteria {
   starttls?: StarttlsProtocol | 'none';
   /** Only endpoints with a current certificate whose notAfter is before this instant (expires_within). */
   expiringBefore?: Date;
+  /** Only endpoints showing any of these finding codes (`finding`). */
+  findings?: string[];
+  /** true: only endpoints showing a finding; false: only those showing none (`has_findings`). */
+  hasFindings?: boolean;
   /** The list's order; name when omitted. */
   sort?: EndpointSort;
 }
@@ -76,14 +83,16 @@ const STORED_COLUMNS = `e.id, e.name, e.type, e.enabled, e.scan_exempt AS "scanE
          e.saml_metadata AS "samlMetadata", e.error_since AS "errorSince", e.last_scanned_at AS "lastScannedAt",
          e.last_scan_error AS "lastScanError", e.soonest_not_after AS "soonestNotAfter", e.created_at AS "createdAt", e.updated_at AS "updatedAt"`;
 
-const ENDPOINT_COLUMNS = `${STORED_COLUMNS}, latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp"`;
+const ENDPOINT_COLUMNS = `${STORED_COLUMNS}, latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp",
+         coalesce(f.codes, '{}') AS findings, coalesce(f.ignored, '{}') AS "ignoredFindings"`;
 
-// What the latest successful scan of a host found; joined only to the rows being returned.
+// What the latest successful scan of a host found, and the endpoint's findings; joined only to the rows being returned.
 const LATEST_SCAN = `
     LEFT JOIN LATERAL (
       SELECT h.chain_complete, h.resolved_ip FROM scan_history h
        WHERE h.endpoint_id = e.id AND h.success ORDER BY h.scanned_at DESC LIMIT 1
-    ) latest ON e.type = 'host'`;
+    ) latest ON e.type = 'host'
+    LEFT JOIN endpoint_findings f ON f.endpoint_id = e.id`;
 
 const SELECT_ENDPOINT = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints e ${LATEST_SCAN}`;
 
@@ -144,10 +153,14 @@ export class EndpointsRepository {
     return openRowStream(this.dataSource, matchingQuery(criteria));
   }
 
-  /** From the count cache, unless the filters depend on the clock (expires_within), which nothing notifies. */
+  /**
+   * From the count cache, unless the filters depend on the clock (expires_within) or on findings,
+   * which nothing notifies.
+   */
   private async countOf(where: string, params: unknown[], criteria: EndpointCriteria): Promise<number> {
     const query = countQuery(where, params);
-    if (criteria.expiringBefore === undefined) return this.counts.count(query, ['endpoints']);
+    if (criteria.expiringBefore === undefined && criteria.findings === undefined && criteria.hasFindings === undefined)
+      return this.counts.count(query, ['endpoints']);
     const rows = await this.dataSource.query<{ total: number }[]>(query.text, query.values);
     return rows[0].total;
   }
@@ -184,7 +197,8 @@ export class EndpointsRepository {
                 lower(r.name || ' ' || coalesce(r."dnsName", '') || ' ' || coalesce(r."metadataUrl", ''))
            FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, type text, enabled boolean, "scanExempt" boolean, "scannerId" uuid,
                 notes text, tags text[], "dnsName" text, port integer, "ipAddress" text, starttls text, "metadataUrl" text)
-         RETURNING ${STORED_COLUMNS}, NULL::boolean AS "chainComplete", NULL::text AS "resolvedIp"`,
+         RETURNING ${STORED_COLUMNS}, NULL::boolean AS "chainComplete", NULL::text AS "resolvedIp",
+                   '{}'::text[] AS findings, '{}'::text[] AS "ignoredFindings"`,
         [JSON.stringify(chunk)],
       );
       inserted.push(...rows);
@@ -299,6 +313,13 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
   else if (criteria.starttls) conditions.push(`e.starttls = ${param(criteria.starttls)}`);
   if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
   if (criteria.expiringBefore) conditions.push(`e.soonest_not_after < ${param(criteria.expiringBefore)}`);
+  // Stored findings, GIN-indexed (migration RevocationAndFindings): an index lookup, never an evaluation.
+  if (criteria.findings?.length)
+    conditions.push(`e.id IN (SELECT endpoint_id FROM endpoint_findings WHERE codes && ${param(criteria.findings)}::text[])`);
+  if (criteria.hasFindings !== undefined)
+    conditions.push(
+      `${criteria.hasFindings ? '' : 'NOT '}EXISTS (SELECT 1 FROM endpoint_findings hf WHERE hf.endpoint_id = e.id AND hf.codes <> '{}')`,
+    );
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RowStream } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
+import { FindingsService } from '../findings/findings.service';
 import { type CurrentCertificateRow, LinksRepository } from '../links/links.repository';
 import { buildEndpointRecord, type RecordMode } from './endpoint-record';
 import type { EndpointInputDto } from './endpoints.dto';
@@ -37,6 +38,7 @@ export class EndpointsService {
     private readonly endpoints: EndpointsRepository,
     private readonly links: LinksRepository,
     private readonly audit: AuditService,
+    private readonly findings: FindingsService,
   ) {}
 
   listEndpoints(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
@@ -113,6 +115,12 @@ export class EndpointsService {
       });
       const pending = outcomes.flatMap((o) => ('pending' in o ? [o.pending] : []));
       const inserted = new Map((await this.endpoints.insertMany(pending, transaction)).map((row) => [row.id, row]));
+      const ignoring = pending.filter((record) => record.ignoredFindings.length > 0);
+      await this.findings.setIgnored(
+        ignoring.map((record) => ({ endpointId: record.id, ignored: record.ignoredFindings })),
+        transaction,
+      );
+      for (const record of ignoring) inserted.get(record.id)!.ignoredFindings = record.ignoredFindings;
       // A new host or saml endpoint is due work: its scanner's long-poll answers at commit.
       await this.endpoints.notifyScanWork(
         pending.filter((record) => isScannable(record)).map((record) => record.scannerId),
@@ -158,6 +166,8 @@ export class EndpointsService {
         throw new ConflictException(`${capitalise(DUPLICATE_MESSAGE[built.record.type as 'host' | 'saml'])}.`);
       }
       await this.endpoints.update(id, built.record, transaction);
+      // Also recomputes its findings, which its dnsName decides in part (hostname_mismatch).
+      await this.findings.setIgnored([{ endpointId: id, ignored: built.record.ignoredFindings }], transaction);
       // Enabled again or moved to another scanner, an endpoint never scanned is due at once.
       if (isScannable(built.record)) await this.endpoints.notifyScanWork([built.record.scannerId], transaction);
       await this.audit.record(actor, { action: 'endpoint:update', targetType: 'endpoint', targetId: id, details: { mode } }, transaction);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RevocationModule } from '../revocation/revocation.module';
 import { TrustModule } from '../trust/trust.module';
 import { MaintenanceController } from './maintenance.controller';
 import { MaintenanceRepository } from './maintenance.repository';
@@ -6,7 +7,7 @@ import { MaintenanceScheduler } from './maintenance.scheduler';
 import { MaintenanceService } from './maintenance.service';
 
 @Module({
-  imports: [TrustModule],
+  imports: [TrustModule, RevocationModule],
   controllers: [MaintenanceController],
   providers: [MaintenanceRepository, MaintenanceService, MaintenanceScheduler],
 })

@@ -2,10 +2,13 @@ import { ConflictException, Inject, Injectable, Logger, NotFoundException } from
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type ActorContext, AuditService } from '../audit/audit.service';
+import { RevocationService } from '../revocation/revocation.service';
 import { RootStoreRefresher } from '../trust/root-store-refresher';
 import { MaintenanceRepository, type MaintenanceTaskName } from './maintenance.repository';
 
 export const MAINTENANCE_SCHEDULE = '30 3 * * *';
+/** Tasks that cannot wait a night: revocation (and the findings the clock changes) is checked hourly. */
+export const HOURLY_SCHEDULE = '15 * * * *';
 const SYSTEM: ActorContext = { actor: 'system', actorId: null, requestId: null };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -33,36 +36,39 @@ export interface TaskResult {
 @Injectable()
 export class MaintenanceService {
   private readonly logger = new Logger('Maintenance');
-  private readonly tasks: { name: MaintenanceTaskName; run: () => Promise<Record<string, number>> }[];
+  private readonly tasks: { name: MaintenanceTaskName; schedule: string; run: () => Promise<Record<string, number>> }[];
 
   constructor(
     private readonly maintenance: MaintenanceRepository,
     private readonly audit: AuditService,
     private readonly rootStores: RootStoreRefresher,
+    private readonly revocation: RevocationService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     // In pipeline order: root stores first (the order of docs/api-contract.md section 5); history
     // before pruning, so pruning sees what retention freed. Each task's lock key is in database/advisory-lock-keys.ts.
     this.tasks = [
-      { name: 'refresh-root-stores', run: () => this.rootStores.refreshFromSources() },
+      { name: 'refresh-root-stores', schedule: MAINTENANCE_SCHEDULE, run: () => this.rootStores.refreshFromSources() },
       {
         name: 'purge-history',
+        schedule: MAINTENANCE_SCHEDULE,
         run: () => this.maintenance.purgeHistory(new Date(this.clock.now().getTime() - this.config.retentionDays * DAY_MS)),
       },
-      { name: 'prune-certificates', run: () => this.maintenance.pruneCertificates() },
-      { name: 'purge-alert-records', run: () => this.maintenance.purgeAlertRecords() },
+      { name: 'prune-certificates', schedule: MAINTENANCE_SCHEDULE, run: () => this.maintenance.pruneCertificates() },
+      { name: 'purge-alert-records', schedule: MAINTENANCE_SCHEDULE, run: () => this.maintenance.purgeAlertRecords() },
+      { name: 'check-revocation', schedule: HOURLY_SCHEDULE, run: () => this.revocation.checkAll() },
     ];
   }
 
   async listTasks(): Promise<TaskStatus[]> {
     const [lastRuns, running] = await Promise.all([this.maintenance.lastRuns(), this.maintenance.runningTasks()]);
     const runs = new Map(lastRuns.map((run) => [run.task, run]));
-    return this.tasks.map(({ name }) => {
+    return this.tasks.map(({ name, schedule }) => {
       const run = runs.get(name);
       return {
         name,
-        schedule: MAINTENANCE_SCHEDULE,
+        schedule,
         lastRunAt: run?.lastRunAt ?? null,
         lastOutcome: run?.lastOutcome ?? null,
         lastCounts: run?.lastCounts ?? null,
@@ -96,9 +102,9 @@ export class MaintenanceService {
     return result;
   }
 
-  /** The whole pipeline, in order; a task already running elsewhere is skipped. */
-  async runPipeline(): Promise<void> {
-    for (const task of this.tasks) {
+  /** The tasks of one schedule (the nightly pipeline, or the hourly ones), in order; a task already running elsewhere is skipped. */
+  async runScheduled(schedule: string): Promise<void> {
+    for (const task of this.tasks.filter((t) => t.schedule === schedule)) {
       await this.runTask(task.name).catch((error: unknown) =>
         this.logger.warn(`Skipped ${task.name}: ${error instanceof Error ? error.message : String(error)}`),
       );

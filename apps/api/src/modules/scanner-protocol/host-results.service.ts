@@ -3,6 +3,7 @@ import { type HostScanResult, type ParsedCertificate, parseFirstCertificate, typ
 import { isDatabaseUnreachable } from '../../database/errors';
 import type { Transaction } from '../../database/transaction';
 import { CertificatesService } from '../certificates/certificates.service';
+import { FindingsService } from '../findings/findings.service';
 import { LinksService } from '../links/links.service';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
 import { inRounds } from './result-rounds';
@@ -33,6 +34,7 @@ export class HostResultsService {
     private readonly certificates: CertificatesService,
     private readonly verdicts: TrustVerdictsService,
     private readonly links: LinksService,
+    private readonly findings: FindingsService,
   ) {}
 
   /**
@@ -109,6 +111,12 @@ export class HostResultsService {
                   },
                 ]
               : [],
+          ),
+          transaction,
+        );
+        await this.findings.savePresentedChains(
+          latest.flatMap(({ result, chain }) =>
+            chain.length > 0 ? [{ endpointId: result.endpointId, fingerprints: chain.map((c) => c.fingerprintSha256) }] : [],
           ),
           transaction,
         );

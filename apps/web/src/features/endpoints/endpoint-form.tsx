@@ -67,6 +67,8 @@ export interface EndpointFormValues {
   scanExempt: boolean;
   tags: string;
   notes: string;
+  /** Kept as they are: the form's PUT replaces every writable field, and these are set where the findings show. */
+  ignoredFindings: EndpointInput['ignoredFindings'];
 }
 
 export const NEW_ENDPOINT: EndpointFormValues = {
@@ -82,6 +84,7 @@ export const NEW_ENDPOINT: EndpointFormValues = {
   scanExempt: false,
   tags: '',
   notes: '',
+  ignoredFindings: [],
 };
 
 export function valuesOf(endpoint: Schemas['EndpointResponseDto']): EndpointFormValues {
@@ -98,6 +101,7 @@ export function valuesOf(endpoint: Schemas['EndpointResponseDto']): EndpointForm
     scanExempt: endpoint.scanExempt,
     tags: endpoint.tags.join(', '),
     notes: endpoint.notes,
+    ignoredFindings: endpoint.ignoredFindings,
   };
 }
 
@@ -146,6 +150,7 @@ function bodyOf(values: EndpointFormValues): EndpointInput {
     scanExempt: values.scanExempt,
     notes: values.notes,
     tags: splitTags(values.tags),
+    ignoredFindings: values.ignoredFindings,
     // The generated type requires the defaulted port; the API ignores it for other types.
     port: 443,
     // A port that is not a number is sent as written, for the API to name the problem.
