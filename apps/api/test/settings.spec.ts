@@ -266,6 +266,7 @@ describe('settings', () => {
       expect(templates.map((x) => [x.eventType, x.channel, x.isCustom])).toEqual([
         ['cert_expiring', 'email', false],
         ['cert_expired', 'email', false],
+        ['cert_revoked', 'email', false],
       ]);
       expect(templates[0].variables).toEqual(['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint']);
       expect(templates[1].variables).not.toContain('DaysRemaining');

@@ -10,6 +10,8 @@ import { EVENT_TYPES, type EventType, type TemplateValues } from './templates/ev
 export interface CertificateFacts {
   fingerprint: string;
   notAfter: Date;
+  /** Revocation (docs/api-contract.md section 18): the latest check found it revoked. */
+  revocation?: { status: 'good' | 'revoked' | 'unknown'; revokedAt: Date | null; reason: string | null };
 }
 
 /** What every source is evaluated against: the clock and the configured alert thresholds. */
@@ -49,7 +51,17 @@ export const EVENT_SOURCES: Readonly<Record<EventType, EventSource>> = Object.fr
     return bucket ? { bucket: bucket.threshold } : null;
   },
   cert_expired: ({ notAfter }, { now }) => (isExpired(notAfter, now) ? { bucket: EXPIRED_THRESHOLD } : null),
+  // Once per (recipient, fingerprint): one bucket, whatever the certificate's dates.
+  cert_revoked: ({ revocation }) =>
+    revocation?.status === 'revoked'
+      ? { bucket: 0, values: { RevokedAt: formatInstant(revocation.revokedAt), Reason: revocation.reason ?? 'not given' } }
+      : null,
 });
+
+/** A date as the templates show NotAfter: minutes, UTC. */
+function formatInstant(date: Date | null): string {
+  return date === null ? 'unknown' : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
 
 /** The events the certificate calls for now, in the order of the event-type list. */
 export function dueEvents(facts: CertificateFacts, context: EventContext): DueEvent[] {

@@ -2767,7 +2767,7 @@ export interface components {
             /** @enum {string} */
             channel: "email";
             /** @enum {string} */
-            eventType: "cert_expiring" | "cert_expired";
+            eventType: "cert_expiring" | "cert_expired" | "cert_revoked";
             /** @description false: the built-in default applies. */
             isCustom: boolean;
             subject: string;

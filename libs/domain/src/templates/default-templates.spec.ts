@@ -14,7 +14,8 @@ const expiringValues: TemplateValues = {
 };
 // cert_expired has no DaysRemaining.
 const expiredValues = Object.fromEntries(Object.entries(expiringValues).filter(([name]) => name !== 'DaysRemaining'));
-const sampleValues = { cert_expiring: expiringValues, cert_expired: expiredValues };
+const revokedValues = { ...expiredValues, RevokedAt: '2026-11-02 08:30 UTC', Reason: 'keyCompromise' };
+const sampleValues = { cert_expiring: expiringValues, cert_expired: expiredValues, cert_revoked: revokedValues };
 
 describe('DEFAULT_TEMPLATES', () => {
   it.each(EVENT_TYPES)('%s validates', (eventType) => {

@@ -1,6 +1,11 @@
 // Notification events and the variables their templates may use (docs/api-contract.md section 6).
 
-export const EVENT_TYPES = ['cert_expiring', 'cert_expired'] as const;
+export const EVENT_TYPES = [
+  'cert_expiring',
+  'cert_expired',
+  // Revocation (docs/api-contract.md section 18).
+  'cert_revoked',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** E-mail is the only channel; templates are keyed by (event type, channel) so more can follow. */
@@ -11,6 +16,7 @@ export type Channel = (typeof CHANNELS)[number];
 export const TEMPLATE_VARIABLES: Record<EventType, readonly string[]> = {
   cert_expiring: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'],
   cert_expired: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'Fingerprint'],
+  cert_revoked: ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'Fingerprint', 'RevokedAt', 'Reason'],
 };
 
 /** Variable name to its already formatted value (dates, joined endpoint names): rendering only inserts. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ExpiryModule } from '../expiry/expiry.module';
 import { MailModule } from '../mail/mail.module';
+import { RevocationModule } from '../revocation/revocation.module';
 import { SettingsModule } from '../settings/settings.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { AlertsController } from './alerts.controller';
@@ -11,7 +12,7 @@ import { factLoaderProviders } from './facts/fact-loaders';
 import { senderProviders } from './senders/senders';
 
 @Module({
-  imports: [ExpiryModule, MailModule, SettingsModule, TemplatesModule],
+  imports: [ExpiryModule, MailModule, SettingsModule, TemplatesModule, RevocationModule],
   controllers: [AlertsController],
   providers: [AlertsRepository, AlertsService, AlertsScheduler, ...factLoaderProviders, ...senderProviders],
   exports: [AlertsService],

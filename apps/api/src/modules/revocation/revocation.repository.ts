@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { RevokedEntry } from '@certkeeper/domain';
+import type { CandidateCertificate } from '../alerts/facts/fact-loader';
+import { inSubscriptionScope } from '../expiry/subscription-scope';
 import type { CertificateRevocationEntity } from './certificate-revocation.entity';
 
 /** A CRL distribution point some checked certificate names, with the issuer names of those certificates. */
@@ -109,6 +111,30 @@ export class RevocationRepository {
       [now, stale],
     );
     return rows.map((row) => row.fingerprint);
+  }
+
+  /** Certificates current on an endpoint in scope that the latest check found revoked, with those endpoints (cert_revoked's facts). */
+  async findCurrentRevoked(subscriptions: readonly string[]): Promise<CandidateCertificate[]> {
+    const rows = await this.dataSource.query<CandidateCertificate[]>(
+      `SELECT * FROM (
+         SELECT c.fingerprint, c.common_name AS "commonName", c.not_after AS "notAfter",
+                json_build_object('status', r.status, 'revokedAt', r.revoked_at, 'reason', r.reason) AS revocation,
+                (SELECT json_agg(json_build_object('id', e.id, 'name', e.name, 'type', e.type) ORDER BY e.name, e.id)
+                   FROM endpoints e
+                  WHERE e.id IN (SELECT l.endpoint_id FROM endpoint_certificates l WHERE l.fingerprint = c.fingerprint AND l.is_current)
+                    AND ${inSubscriptionScope('e', '$1')}) AS endpoints
+           FROM certificate_revocations r
+           JOIN certificates c ON c.fingerprint = r.fingerprint
+          WHERE r.status = 'revoked'
+       ) revoked
+       WHERE endpoints IS NOT NULL
+       ORDER BY fingerprint`,
+      [subscriptions],
+    );
+    return rows.map((row) => ({
+      ...row,
+      revocation: row.revocation && { ...row.revocation, revokedAt: row.revocation.revokedAt && new Date(row.revocation.revokedAt) },
+    }));
   }
 
   findByFingerprint(fingerprint: string): Promise<CertificateRevocationEntity | null> {

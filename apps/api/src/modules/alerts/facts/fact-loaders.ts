@@ -1,9 +1,14 @@
 import type { Provider } from '@nestjs/common';
 import { ExpiryFacts } from './expiry-facts';
+import { RevocationFacts } from './revocation-facts';
 import type { FactLoader } from './fact-loader';
 
 /** The fact-loader registry: a new event family whose source reads new facts adds its loader class here. */
-const FACT_LOADER_CLASSES = [ExpiryFacts];
+const FACT_LOADER_CLASSES = [
+  ExpiryFacts,
+  // Revocation (docs/api-contract.md section 18).
+  RevocationFacts,
+];
 
 export const FACT_LOADERS = Symbol('FACT_LOADERS');
 
