@@ -14,6 +14,7 @@ type Preview = Schemas['TemplatePreviewDto'];
 const EVENT_NAMES: Record<Template['eventType'], string> = {
   cert_expiring: 'Certificate expiring',
   cert_expired: 'Certificate expired',
+  cert_revoked: 'Certificate revoked',
 };
 
 /** The e-mail templates of the alerts: edited, previewed by the server's renderer, reset to the default. */
