@@ -1,6 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mintCertificate, mintCrl, type MintedCertificate } from '@certkeeper/domain/testing';
-import { LoopbackServers } from '@certkeeper/net/testing';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mintCertificate, mintCrl, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
+import { LoopbackServers, unusedPort } from '@certkeeper/net/testing';
 import { DAY } from './support/fake-clock';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
@@ -197,5 +201,135 @@ describe('revocation by CRL', () => {
     await check();
     expect(requests.get('/shared.crl')).toBe(2);
     expect((await revocationOf(second.fingerprint))?.status).toBe('revoked');
+  });
+});
+
+/** `openssl ocsp` answering from an index of (serial, revoked at) with `signer`'s key, on a free loopback port. */
+async function startOcspResponder(
+  directory: string,
+  name: string,
+  ca: MintedCertificate,
+  signer: MintedCertificate,
+  entries: { serialNumber: string; revokedAt?: Date }[],
+): Promise<{ url: string; process: ChildProcess }> {
+  const opensslTime = (date: Date) => `${date.toISOString().replace(/[-:T]/g, '').slice(2, 14)}Z`;
+  const index = entries.map(({ serialNumber, revokedAt }) =>
+    [
+      revokedAt ? 'R' : 'V',
+      opensslTime(new Date(Date.now() + 365 * DAY)),
+      revokedAt ? `${opensslTime(revokedAt)},keyCompromise` : '',
+      serialNumber.toUpperCase(),
+      'unknown',
+      '/CN=leaf',
+    ].join('\t'),
+  );
+  writeFileSync(join(directory, `${name}.index`), `${index.join('\n')}\n`);
+  writeFileSync(join(directory, `${name}.ca.pem`), ca.pem);
+  writeFileSync(join(directory, `${name}.signer.pem`), signer.pem);
+  writeFileSync(join(directory, `${name}.signer.key`), await privateKeyPem(signer.keys.privateKey));
+  const port = await unusedPort();
+  const child = spawn(
+    'openssl',
+    [
+      'ocsp',
+      '-index',
+      `${name}.index`,
+      '-port',
+      String(port),
+      '-CA',
+      `${name}.ca.pem`,
+      '-rsigner',
+      `${name}.signer.pem`,
+      '-rkey',
+      `${name}.signer.key`,
+      '-nmin',
+      '60',
+    ],
+    { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENSSL_CONF: '/dev/null' } },
+  );
+  // Ready once it says so: a probing connection would hold the single-threaded responder until it timed out.
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('waiting for OCSP client connections')) resolve();
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', read);
+    child.once('error', (error) => reject(new Error(`openssl could not be run (CI needs it on the PATH): ${error.message}`)));
+    child.once('exit', () => reject(new Error(`openssl ocsp did not start (CI needs openssl on the PATH): ${output}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, process: child };
+}
+
+// The same task for certificates without a CRL, against `openssl ocsp` (RFC 6960).
+describe('revocation by OCSP', () => {
+  let t: TestApp;
+  let admin: string;
+  let directory: string;
+  const responders: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await login(t);
+    directory = mkdtempSync(join(tmpdir(), 'certkeeper-ocsp-'));
+  });
+  afterAll(async () => {
+    for (const responder of responders) responder.kill();
+    rmSync(directory, { recursive: true, force: true });
+    await t.close();
+  });
+
+  const check = () => t.http.post('/api/v1/maintenance/tasks/check-revocation/run').set(bearer(admin)).expect(200);
+  const revocationOf = async (fingerprint: string) =>
+    ((await t.http.get(`/api/v1/certificates/${fingerprint}`).set(bearer(admin)).expect(200)).body as { revocation: Revocation | null })
+      .revocation;
+  const linked = async (leaf: MintedCertificate, name: string) => {
+    const endpoint = (await t.http.post('/api/v1/endpoints').set(bearer(admin)).send({ name, type: 'manual' }).expect(201)).body as {
+      id: string;
+    };
+    const upload = await t.http.post(`/api/v1/endpoints/${endpoint.id}/certificate`).set(bearer(admin)).send(leaf.pem).expect(201);
+    return (upload.body as { certificate: { fingerprint: string } }).certificate.fingerprint;
+  };
+
+  it('reads good and revoked from a responder the issuer delegated, and unknown from one it did not', async () => {
+    const ca = await mintCertificate({ subject: 'CN=OCSP Test CA', ca: true });
+    await t.http.post('/api/v1/certificates').set(bearer(admin)).set('Content-Type', 'application/x-pem-file').send(ca.pem).expect(201);
+    const delegate = await mintCertificate({ subject: 'CN=OCSP Responder', issuer: ca, extendedKeyUsage: ['1.3.6.1.5.5.7.3.9'] });
+    const impostor = await mintCertificate({ subject: 'CN=Impostor Responder', extendedKeyUsage: ['1.3.6.1.5.5.7.3.9'] });
+    const leafAt = (url: string, serialNumber: string) =>
+      mintCertificate({ issuer: ca, serialNumber, subject: `CN=ocsp-${serialNumber}.example.com`, ocspUrls: [url] });
+    const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000 - DAY);
+
+    const delegated = await startOcspResponder(directory, 'delegated', ca, delegate, [
+      { serialNumber: 'a001' },
+      { serialNumber: 'a002', revokedAt },
+    ]);
+    responders.push(delegated.process);
+    const goodLeaf = await leafAt(delegated.url, 'a001');
+    const revokedLeaf = await leafAt(delegated.url, 'a002');
+    // Signed by a key the issuer never delegated: whatever it says is not used.
+    const rogue = await startOcspResponder(directory, 'rogue', ca, impostor, [{ serialNumber: 'a003', revokedAt }]);
+    responders.push(rogue.process);
+    const forgedLeaf = await leafAt(rogue.url, 'a003');
+
+    const [goodPrint, revokedPrint, forgedPrint] = [
+      await linked(goodLeaf, 'ocsp good'),
+      await linked(revokedLeaf, 'ocsp revoked'),
+      await linked(forgedLeaf, 'ocsp forged'),
+    ];
+    await check();
+    expect(await revocationOf(goodPrint)).toMatchObject({ status: 'good', source: 'ocsp', error: null });
+    expect(await revocationOf(revokedPrint)).toMatchObject({
+      status: 'revoked',
+      source: 'ocsp',
+      revokedAt: revokedAt.toISOString(),
+      reason: 'keyCompromise',
+    });
+    expect(await revocationOf(forgedPrint)).toMatchObject({
+      status: 'unknown',
+      source: 'ocsp',
+      error: expect.stringMatching(/not signed by the issuer/),
+    });
   });
 });

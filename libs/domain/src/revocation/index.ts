@@ -1,1 +1,2 @@
 export * from './crl';
+export * from './ocsp';

@@ -21,6 +21,14 @@ const CHECKED_CERTIFICATES = `
    WHERE c.not_after > $1
      AND EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = c.fingerprint AND l.is_current)`;
 
+/** A certificate checked by OCSP (it names no http(s) CRL), with the stored certificates that may be its issuer. */
+export interface OcspTarget {
+  fingerprint: string;
+  der: Buffer;
+  ocspUrl: string;
+  issuers: Buffer[];
+}
+
 // Entries inserted per statement when a CRL's serials are replaced.
 const SERIALS_PER_INSERT = 5000;
 
@@ -48,6 +56,38 @@ export class RevocationRepository {
       subjectDnHashes,
     ]);
     return rows.map((row) => row.der);
+  }
+
+  /** A page of the certificates checked by OCSP, in fingerprint order after `after`. */
+  async findOcspTargets(now: Date, after: string, limit: number): Promise<OcspTarget[]> {
+    return this.dataSource.query<OcspTarget[]>(
+      `SELECT t.fingerprint, c.der,
+              (SELECT url FROM unnest(t.ocsp_urls) AS url WHERE url ~* '^https?://' LIMIT 1) AS "ocspUrl",
+              coalesce((SELECT array_agg(i.der) FROM certificates i WHERE i.subject_dn_hash = t.issuer_dn_hash), '{}') AS issuers
+         FROM (${CHECKED_CERTIFICATES}) t
+         JOIN certificates c ON c.fingerprint = t.fingerprint
+        WHERE t.crl_url IS NULL AND EXISTS (SELECT 1 FROM unnest(t.ocsp_urls) AS url WHERE url ~* '^https?://')
+          AND t.fingerprint > $2
+        ORDER BY t.fingerprint
+        LIMIT $3`,
+      [now, after, limit],
+    );
+  }
+
+  /** One certificate's verdict from its OCSP responder. */
+  async saveOcspVerdict(
+    fingerprint: string,
+    verdict: { status: string; revokedAt: Date | null; reason: string | null; error: string | null },
+    checkedAt: Date,
+  ): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO certificate_revocations (fingerprint, status, source, revoked_at, reason, checked_at, error)
+       VALUES ($1, $2, 'ocsp', $3, $4, $5, $6)
+       ON CONFLICT (fingerprint) DO UPDATE
+         SET status = EXCLUDED.status, source = EXCLUDED.source, revoked_at = EXCLUDED.revoked_at, reason = EXCLUDED.reason,
+             checked_at = EXCLUDED.checked_at, error = EXCLUDED.error`,
+      [fingerprint, verdict.status, verdict.revokedAt, verdict.reason, checkedAt, verdict.error],
+    );
   }
 
   /** A CRL that verified: its entries replace the URL's previous ones, in one transaction. */

@@ -1,17 +1,21 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { readVerifiedCrl } from '@certkeeper/domain';
+import { X509Certificate } from 'node:crypto';
+import { buildOcspRequest, readVerifiedCrl, readVerifiedOcspResponse } from '@certkeeper/domain';
 import { boundedFetch, type BoundedFetchFailure, type OutboundGuard } from '@certkeeper/net';
 import { Clock } from '../../common/clock';
 import { outboundGuardFor } from '../../common/net/outbound-guard';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FindingsService } from '../findings/findings.service';
-import { RevocationRepository } from './revocation.repository';
+import { type OcspTarget, RevocationRepository } from './revocation.repository';
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
 /** A CRL download's limits (docs/api-contract.md section 18). */
 export const CRL_FETCH_LIMITS = { timeoutMs: 30_000, maxBytes: 64 * 1024 * 1024, maxRedirects: 0 };
+/** An OCSP answer is a few kilobytes. */
+export const OCSP_FETCH_LIMITS = { timeoutMs: 30_000, maxBytes: 1024 * 1024, maxRedirects: 0 };
+const OCSP_PAGE = 500;
 
 const STALE = 'The CRL is past its nextUpdate: its issuer has not published a newer one.';
 
@@ -35,7 +39,7 @@ export class RevocationService {
     this.guard = outboundGuardFor(config);
   }
 
-  /** The task: CRLs due fetched, certificates judged, then every endpoint's findings brought up to date (revocation and the clock change them). */
+  /** The task: CRLs due fetched, certificates judged (by OCSP those without a CRL), then every endpoint's findings brought up to date (revocation and the clock change them). */
   async checkAll(): Promise<Record<string, number>> {
     const counts = { crlsFetched: 0, crlsFailed: 0, statusesChanged: 0, findingsChanged: 0 };
     for (const crl of await this.revocation.findCrlsToFetch(this.clock.now())) {
@@ -43,8 +47,41 @@ export class RevocationService {
       else counts.crlsFailed += 1;
     }
     counts.statusesChanged = (await this.revocation.judgeByCrl(this.clock.now(), STALE)).length;
+    Object.assign(counts, await this.checkByOcsp());
     counts.findingsChanged = (await this.findings.recomputeAll()).changed;
     return counts;
+  }
+
+  /** Certificates without an http(s) CRL, each asked of its OCSP responder (RFC 6960), a page at a time. */
+  private async checkByOcsp(): Promise<{ ocspChecked: number; ocspFailed: number }> {
+    const counts = { ocspChecked: 0, ocspFailed: 0 };
+    for (let after = ''; ;) {
+      const page = await this.revocation.findOcspTargets(this.clock.now(), after, OCSP_PAGE);
+      if (page.length === 0) return counts;
+      for (const target of page) {
+        const verdict = await this.askResponder(target);
+        await this.revocation.saveOcspVerdict(target.fingerprint, verdict, this.clock.now());
+        if (verdict.error === null) counts.ocspChecked += 1;
+        else counts.ocspFailed += 1;
+      }
+      after = page[page.length - 1].fingerprint;
+    }
+  }
+
+  private async askResponder(
+    target: OcspTarget,
+  ): Promise<{ status: string; revokedAt: Date | null; reason: string | null; error: string | null }> {
+    const unknown = (error: string) => ({ status: 'unknown', revokedAt: null, reason: null, error });
+    const issuer = target.issuers.find((der) => new X509Certificate(target.der).verify(new X509Certificate(der).publicKey));
+    if (issuer === undefined) return unknown('No stored certificate of its issuer, so no OCSP request can be made.');
+    const request = Buffer.from(await buildOcspRequest(target.der, issuer)).toString('base64');
+    // RFC 6960 appendix A.1: a GET of the URL-encoded request after the responder's address.
+    const url = `${target.ocspUrl.replace(/\/$/, '')}/${encodeURIComponent(request)}`;
+    const fetched = await boundedFetch(url, { ...OCSP_FETCH_LIMITS, guard: this.guard, headers: { accept: 'application/ocsp-response' } });
+    if (!fetched.ok) return unknown(`The OCSP responder could not be asked: ${describeFetchFailure(fetched.failure, OCSP_FETCH_LIMITS)}`);
+    const answer = readVerifiedOcspResponse(fetched.body, target.der, issuer, this.clock.now());
+    if (!answer.ok) return unknown(answer.error);
+    return { status: answer.status, revokedAt: answer.revokedAt, reason: answer.reason, error: null };
   }
 
   /** Fetches, verifies and stores one CRL; false when it could not be used (its certificates read unknown with the reason). */
@@ -52,7 +89,7 @@ export class RevocationService {
     const fetchedAt = this.clock.now();
     const fetched = await boundedFetch(url, { ...CRL_FETCH_LIMITS, guard: this.guard });
     if (!fetched.ok) {
-      const error = `The CRL could not be fetched: ${describeFetchFailure(fetched.failure)}`;
+      const error = `The CRL could not be fetched: ${describeFetchFailure(fetched.failure, CRL_FETCH_LIMITS)}`;
       this.logger.warn(`${error} (${url})`);
       await this.revocation.saveFailedCrl(url, error, fetchedAt, new Date(fetchedAt.getTime() + HOUR_MS));
       return false;
@@ -76,10 +113,9 @@ export function nextFetchAt(nextUpdate: Date | null, now: Date): Date {
 }
 
 /** A fetch failure in words for the certificate's `error`, never the server's text. */
-function describeFetchFailure(failure: BoundedFetchFailure): string {
-  if (failure.kind === 'too-large') return `it is larger than ${CRL_FETCH_LIMITS.maxBytes / 1024 / 1024} MiB.`;
-  if (failure.kind === 'timeout' || failure.kind === 'connect-timeout')
-    return `no answer within ${CRL_FETCH_LIMITS.timeoutMs / 1000} seconds.`;
+function describeFetchFailure(failure: BoundedFetchFailure, limits: { maxBytes: number; timeoutMs: number }): string {
+  if (failure.kind === 'too-large') return `it is larger than ${limits.maxBytes / 1024 / 1024} MiB.`;
+  if (failure.kind === 'timeout' || failure.kind === 'connect-timeout') return `no answer within ${limits.timeoutMs / 1000} seconds.`;
   if (failure.kind === 'refused') return failure.message;
   if (failure.kind === 'http-status') return `the server answered HTTP ${failure.status}.`;
   if (failure.kind === 'network') return `the connection failed (${failure.code ?? 'network error'}).`;
