@@ -10,6 +10,7 @@ import { useApiQuery } from '../../ui/use-api-query';
 import { CertificateUpload, CurrentCertificates, HistoricalCertificates } from './endpoint-certificates';
 import { ScanHistory, TlsProfile } from './endpoint-scans';
 import { STARTTLS_NAMES } from './endpoint-form';
+import { EndpointFindings } from './endpoint-findings';
 import { EndpointTags } from './endpoint-tags';
 import { SamlMetadata } from './saml-metadata';
 import { ScannerStatus } from '../scanners/scanner-status';
@@ -146,6 +147,7 @@ export function EndpointDetailPage() {
             )}
           </dl>
 
+          <EndpointFindings findings={data.findings} ignored={data.ignoredFindings} />
           <CurrentCertificates certificates={data.currentCertificates} />
           {data.type === 'manual' && mayEdit && <CertificateUpload endpointId={data.id} onUploaded={reload} />}
           {scanned && can('certs:view') && (
