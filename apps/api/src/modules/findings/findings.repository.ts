@@ -102,25 +102,35 @@ export class FindingsRepository {
   }
 
   /** Replaces the codes these endpoints ignore (their findings are recomputed after). */
-  async saveIgnored(rows: { endpointId: string; ignored: string[] }[], transaction: Transaction): Promise<void> {
-    if (rows.length === 0) return;
-    await transaction.query(
-      `INSERT INTO endpoint_findings AS f (endpoint_id, ignored)
-       SELECT r."endpointId", ARRAY(SELECT jsonb_array_elements_text(r.ignored))
-         FROM jsonb_to_recordset($1::jsonb) AS r("endpointId" uuid, ignored jsonb)
-       ON CONFLICT (endpoint_id) DO UPDATE SET ignored = EXCLUDED.ignored`,
-      [JSON.stringify(rows)],
+  saveIgnored(rows: { endpointId: string; ignored: string[] }[], transaction: Transaction): Promise<void> {
+    return this.saveList(
+      'ignored',
+      rows.map((row) => ({ endpointId: row.endpointId, items: row.ignored })),
+      transaction,
     );
   }
 
   /** host: the chain each endpoint's latest successful scan presented, leaf first. */
-  async savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<void> {
+  savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<void> {
+    return this.saveList(
+      'presented_chain',
+      rows.map((row) => ({ endpointId: row.endpointId, items: row.fingerprints })),
+      transaction,
+    );
+  }
+
+  /** Replaces one text[] input column of these endpoints' rows, creating the rows that are missing. */
+  private async saveList(
+    column: 'ignored' | 'presented_chain',
+    rows: { endpointId: string; items: string[] }[],
+    transaction: Transaction,
+  ) {
     if (rows.length === 0) return;
     await transaction.query(
-      `INSERT INTO endpoint_findings AS f (endpoint_id, presented_chain)
-       SELECT r."endpointId", ARRAY(SELECT jsonb_array_elements_text(r.fingerprints))
-         FROM jsonb_to_recordset($1::jsonb) AS r("endpointId" uuid, fingerprints jsonb)
-       ON CONFLICT (endpoint_id) DO UPDATE SET presented_chain = EXCLUDED.presented_chain`,
+      `INSERT INTO endpoint_findings AS f (endpoint_id, ${column})
+       SELECT r."endpointId", ARRAY(SELECT jsonb_array_elements_text(r.items))
+         FROM jsonb_to_recordset($1::jsonb) AS r("endpointId" uuid, items jsonb)
+       ON CONFLICT (endpoint_id) DO UPDATE SET ${column} = EXCLUDED.${column}`,
       [JSON.stringify(rows)],
     );
   }
