@@ -120,11 +120,7 @@ export class FindingsRepository {
   }
 
   /** Replaces one text[] input column of these endpoints' rows, creating the rows that are missing. */
-  private async saveList(
-    column: 'ignored' | 'presented_chain',
-    rows: { endpointId: string; items: string[] }[],
-    transaction: Transaction,
-  ) {
+  private async saveList(column: 'ignored' | 'presented_chain', rows: { endpointId: string; items: string[] }[], transaction: Transaction) {
     if (rows.length === 0) return;
     await transaction.query(
       `INSERT INTO endpoint_findings AS f (endpoint_id, ${column})
