@@ -1,4 +1,4 @@
-import { certificateCoversHostname } from './hostname';
+import { certificateCoversHostname, hostnameCoverCandidates } from './hostname';
 
 describe('certificateCoversHostname', () => {
   const certificate = {
@@ -76,5 +76,18 @@ describe('certificateCoversHostname', () => {
   it('compares internationalised names in their ASCII form, as certificates carry them', () => {
     expect(certificateCoversHostname({ sans: ['xn--bcher-kva.example'], commonName: null }, 'bücher.example')).toBe(true);
     expect(certificateCoversHostname({ sans: ['*.xn--bcher-kva.example'], commonName: null }, 'shop.BÜCHER.example')).toBe(true);
+  });
+});
+
+describe('hostnameCoverCandidates', () => {
+  it('names the host and its parent’s one-label wildcard, lower case without a trailing dot', () => {
+    expect(hostnameCoverCandidates('API.Example.com.')).toEqual(['api.example.com', '*.example.com']);
+    expect(hostnameCoverCandidates('example.com')).toEqual(['example.com']);
+  });
+
+  it('names an IP literal as IP SANs are stored', () => {
+    expect(hostnameCoverCandidates('2001:0db8:0:0:0:0:0:7')).toEqual(['2001:db8::7']);
+    expect(hostnameCoverCandidates('[2001:DB8::7]')).toEqual(['2001:db8::7']);
+    expect(hostnameCoverCandidates('10.0.0.1')).toEqual(['10.0.0.1']);
   });
 });

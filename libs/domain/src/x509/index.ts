@@ -1,4 +1,4 @@
-export { certificateCoversHostname } from './hostname';
+export { certificateCoversHostname, hostnameCoverCandidates } from './hostname';
 export { isCompleteChain } from './chain';
 export { isIssuedBy } from './issued-by';
 export { certificateToPem } from './parse-certificate';

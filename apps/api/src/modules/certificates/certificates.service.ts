@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { certificateCoversHostname, type ParsedCertificate, parseFingerprint } from '@certkeeper/domain';
+import { certificateCoversHostname, hostnameCoverCandidates, type ParsedCertificate, parseFingerprint } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
@@ -180,7 +180,7 @@ export class CertificatesService {
       sha256: fingerprint?.algorithm === 'sha256' ? fingerprint.hex : undefined,
       sha1: fingerprint?.algorithm === 'sha1' ? fingerprint.hex : undefined,
       serialNumber,
-      hostnameCandidates: hostname ? hostnameCandidates(hostname) : undefined,
+      hostnameCandidates: hostname ? hostnameCoverCandidates(hostname) : undefined,
     });
     // The query finds candidates; the domain rules (one-label wildcards, CN only without DNS SANs) decide.
     const now = this.clock.now();
@@ -223,10 +223,4 @@ function normaliseSerial(input: string): string | null {
   const hex = input.replace(/[:\s]/g, '').toLowerCase();
   if (!/^[0-9a-f]+$/.test(hex)) return null;
   return hex.replace(/^(00)+(?=..)/, '');
-}
-
-/** The SAN values that could cover a hostname: itself and the wildcard of its parent. */
-function hostnameCandidates(hostname: string): string[] {
-  const labels = hostname.split('.');
-  return labels.length > 2 ? [hostname, `*.${labels.slice(1).join('.')}`] : [hostname];
 }
