@@ -39,7 +39,7 @@ export class RevocationRepository {
   /** The CRLs the checked certificates name whose stored copy is missing or due for a fetch. */
   async findCrlsToFetch(now: Date): Promise<CrlToFetch[]> {
     return this.dataSource.query<CrlToFetch[]>(
-      `SELECT t.crl_url AS url, array_agg(DISTINCT t.issuer_dn_hash) FILTER (WHERE t.issuer_dn_hash IS NOT NULL) AS "issuerDnHashes"
+      `SELECT t.crl_url AS url, coalesce(array_agg(DISTINCT t.issuer_dn_hash) FILTER (WHERE t.issuer_dn_hash IS NOT NULL), '{}') AS "issuerDnHashes"
          FROM (${CHECKED_CERTIFICATES}) t
          LEFT JOIN revocation_lists rl ON rl.url = t.crl_url
         WHERE t.crl_url IS NOT NULL AND (rl.url IS NULL OR rl.next_fetch_at <= $1)

@@ -59,7 +59,13 @@ export class RevocationService {
       const page = await this.revocation.findOcspTargets(this.clock.now(), after, OCSP_PAGE);
       if (page.length === 0) return counts;
       for (const target of page) {
-        const verdict = await this.askResponder(target);
+        // One certificate that cannot be asked about (an unusual key) never stops the others.
+        const verdict = await this.askResponder(target).catch(() => ({
+          status: 'unknown',
+          revokedAt: null,
+          reason: null,
+          error: 'The OCSP request could not be made for this certificate.',
+        }));
         await this.revocation.saveOcspVerdict(target.fingerprint, verdict, this.clock.now());
         if (verdict.error === null) counts.ocspChecked += 1;
         else counts.ocspFailed += 1;
