@@ -659,6 +659,16 @@ describe('certificates', () => {
       await lists.http.get('/api/v1/certificates/lookup').query({ serialNumber: 'not-hex' }).set(bearer(token)).expect(400);
     });
 
+    it('looks up an IP literal by its address, however it is written (the findings’ RFC 6125 rule)', async () => {
+      const minted = await mintCertificate({ subject: 'CN=v6.lookup.test', sans: ['2001:db8::7'] });
+      await lists.http.post('/api/v1/certificates').set(bearer(token)).send({ pem: minted.pem }).expect(201);
+      for (const hostname of ['2001:db8::7', '2001:0db8:0:0:0:0:0:7', '[2001:DB8::7]']) {
+        const found = (await lists.http.get('/api/v1/certificates/lookup').query({ hostname }).set(bearer(token)).expect(200))
+          .body as Summary[];
+        expect(found.map((r) => r.commonName)).toEqual(['v6.lookup.test']);
+      }
+    });
+
     it('searches certificates and endpoints in one envelope', async () => {
       const search = async (q: string, query: Record<string, unknown> = {}) =>
         (

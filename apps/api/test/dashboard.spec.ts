@@ -19,6 +19,7 @@ interface Dashboard {
     expired: number;
     expiringWithin: { days: number; count: number }[];
     renewalOverdue: number;
+    findings?: Record<string, number>;
   };
   errorEndpoints: { id: string; name: string; type: string; errorSince: string; lastScanError: string | null }[];
   expiringCertificates: {
@@ -30,6 +31,7 @@ interface Dashboard {
     daysRemaining: number;
   }[];
   staleScans: { id: string; name: string; type: string; lastScannedAt: string | null; scannerId: string | null }[];
+  findingEndpoints: { id: string }[];
   alerting: {
     mailEnabled: boolean;
     lastRunAt: string | null;
@@ -188,8 +190,9 @@ describe('GET /api/v1/dashboard', () => {
     alerting: { mailEnabled: false, lastRunAt: null, lastRun: null, pendingFailures: 0, offlineScanners: [] },
   });
 
+  // counts.findings and findingEndpoints are checked by findings.spec.ts.
   const expectDashboard = (actual: Dashboard, expected: ReturnType<typeof everything>) => {
-    expect(actual.counts).toEqual(expected.counts);
+    expect({ ...actual.counts, findings: undefined }).toEqual({ ...expected.counts, findings: undefined });
     expect(actual.errorEndpoints).toEqual(expected.errorEndpoints);
     expect(
       actual.expiringCertificates.map(({ endpointId, fingerprint, daysRemaining }) => ({ endpointId, fingerprint, daysRemaining })),
@@ -252,6 +255,8 @@ describe('GET /api/v1/dashboard', () => {
       ],
       renewalOverdue: 1,
       renewalNotDeployed: 0,
+      // The two host endpoints of tag B, each scanned with a self-signed leaf for another name.
+      findings: { hostname_mismatch: 2, self_signed: 2, untrusted: 2 },
     });
     expect(b.errorEndpoints).toEqual([]);
     expect(b.staleScans).toEqual([]);
@@ -283,7 +288,8 @@ describe('GET /api/v1/dashboard', () => {
 
   it('cuts every panel to limit rows, the counts untouched', async () => {
     const body = await dashboard(admin, { limit: '1' });
-    expect(body.counts).toEqual(everything().counts);
+    expect({ ...body.counts, findings: undefined }).toEqual(everything().counts);
+    expect(body.findingEndpoints).toHaveLength(1);
     expect(body.errorEndpoints.map((row) => row.id)).toEqual([ids.E2]);
     expect(body.expiringCertificates.map((row) => row.fingerprint)).toEqual([fingerprints.C2]);
     expect(body.staleScans.map((row) => row.id)).toEqual([ids.E2]);

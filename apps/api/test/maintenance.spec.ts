@@ -58,15 +58,17 @@ describe('maintenance', () => {
 
       const tasks = (await t.http.get('/api/v1/maintenance/tasks').set(bearer(admin)).expect(200)).body as {
         name: string;
+        schedule: string;
         lastOutcome: string | null;
         lastCounts: unknown;
       }[];
-      expect(tasks.map((task) => [task.name, task.lastOutcome])).toEqual([
-        ['refresh-root-stores', null],
-        ['purge-history', 'succeeded'],
-        ['prune-certificates', 'succeeded'],
-        ['purge-alert-records', null],
-        ['refresh-renewal-info', null],
+      expect(tasks.map((task) => [task.name, task.schedule, task.lastOutcome])).toEqual([
+        ['refresh-root-stores', '30 3 * * *', null],
+        ['purge-history', '30 3 * * *', 'succeeded'],
+        ['prune-certificates', '30 3 * * *', 'succeeded'],
+        ['purge-alert-records', '30 3 * * *', null],
+        ['refresh-renewal-info', '45 * * * *', null],
+        ['check-revocation', '45 * * * *', null],
       ]);
       const audit = (await t.http.get('/api/v1/audit').query({ action: 'maintenance:prune-certificates' }).set(bearer(admin)).expect(200))
         .body as { totalCount: number };

@@ -266,6 +266,7 @@ describe('settings', () => {
         ['renewal_overdue', 'email', false],
         ['rotation_regression', 'email', false],
         ['renewal_not_deployed', 'email', false],
+        ['cert_revoked', 'email', false],
       ]);
       expect(templates[0].variables).toEqual(['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint']);
       expect(templates[1].variables).not.toContain('DaysRemaining');

@@ -541,7 +541,7 @@ export interface paths {
         };
         /**
          * List endpoints
-         * @description Needs `endpoints:view`. Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and `expires_within` (days: a current certificate with daysRemaining at most that, expired ones included) and `superseded` (true: a current certificate whose renewal is stored but not deployed, see `supersededBy`; false: none). Each row carries `soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` (default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` reverses; endpoints without a value come last either way. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.
+         * @description Needs `endpoints:view`. Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` (a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and `expires_within` (days: a current certificate with daysRemaining at most that, expired ones included), `superseded` (true: a current certificate whose renewal is stored but not deployed, see `supersededBy`; false: none), `finding` (repeatable finding codes; any of them matches) and `has_findings`. Each row carries `findings` (critical first) and `soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` (default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` reverses; endpoints without a value come last either way. Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`, its `findings` the codes joined with `; `.
          */
         get: operations["listEndpoints"];
         put?: never;
@@ -761,7 +761,7 @@ export interface paths {
         };
         /**
          * List maintenance tasks
-         * @description Needs `settings:view`. The nightly tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), then the hourly refresh-renewal-info, each with its schedule (cron, UTC), the time, outcome and counts of its last run, and whether a run is going now (on any replica).
+         * @description Needs `settings:view`. The nightly tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), then the hourly refresh-renewal-info and check-revocation, each with its schedule (cron, UTC), the time, outcome and counts of its last run, and whether a run is going now (on any replica).
          */
         get: operations["listMaintenanceTasks"];
         put?: never;
@@ -1700,6 +1700,8 @@ export interface components {
             pem: string;
             /** @description The suggested renewal window its ACME CA gave, or null when none was read (docs/api-contract.md section 15). */
             renewalInfo: components["schemas"]["RenewalInfoDto"] | null;
+            /** @description The latest check-revocation verdict (docs/api-contract.md section 18); null when never checked. */
+            revocation: components["schemas"]["RevocationDto"] | null;
             sans: string[];
             selfSigned: boolean;
             /** @description Lower-case hex. */
@@ -1860,6 +1862,16 @@ export interface components {
             /** @description One entry per configured alert threshold, largest first. */
             expiringWithin: components["schemas"]["ExpiringWithinDto"][];
             /**
+             * @description Endpoints showing each finding code (docs/api-contract.md section 18); codes no endpoint shows are left out.
+             * @example {
+             *       "expired": 2,
+             *       "weak_key": 1
+             *     }
+             */
+            findings: {
+                [key: string]: number;
+            };
+            /**
              * Format: int32
              * @description Endpoints serving a certificate superseded by a stored renewal not deployed (GET /endpoints?superseded=true).
              */
@@ -1888,6 +1900,8 @@ export interface components {
             errorEndpoints: components["schemas"]["ErrorEndpointDto"][];
             /** @description Current links expiring within the largest alert threshold, expired first then soonest, at most `limit` rows. */
             expiringCertificates: components["schemas"]["ActiveCertificateDto"][];
+            /** @description Endpoints showing a finding, those with a critical one first, at most `limit` rows. */
+            findingEndpoints: components["schemas"]["FindingEndpointDto"][];
             /** @description Stalest first, at most `limit` rows. */
             staleScans: components["schemas"]["StaleScanDto"][];
         };
@@ -1906,8 +1920,12 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             errorSince: string | null;
+            /** @description What is wrong with it now, critical first, less the ignored codes (docs/api-contract.md section 18). */
+            findings: components["schemas"]["FindingDto"][];
             /** Format: uuid */
             id: string;
+            /** @description Finding codes hidden for this endpoint. */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             ipAddress: string | null;
             lastScanError: string | null;
             /** Format: date-time */
@@ -1950,6 +1968,11 @@ export interface components {
              * @default true
              */
             enabled: boolean;
+            /**
+             * @description Finding codes hidden for this endpoint (docs/api-contract.md section 18). PUT without it ignores none.
+             * @default []
+             */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             /** @description host only: scans connect here; SNI stays dnsName. */
             ipAddress?: string | null;
             /** @description saml: the metadata URL, http or https (required for saml). */
@@ -2008,8 +2031,12 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             errorSince: string | null;
+            /** @description What is wrong with it now, critical first, less the ignored codes (docs/api-contract.md section 18). */
+            findings: components["schemas"]["FindingDto"][];
             /** Format: uuid */
             id: string;
+            /** @description Finding codes hidden for this endpoint. */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             ipAddress: string | null;
             lastScanError: string | null;
             /** Format: date-time */
@@ -2060,8 +2087,12 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             errorSince: string | null;
+            /** @description What is wrong with it now, critical first, less the ignored codes (docs/api-contract.md section 18). */
+            findings: components["schemas"]["FindingDto"][];
             /** Format: uuid */
             id: string;
+            /** @description Finding codes hidden for this endpoint. */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             ipAddress: string | null;
             lastScanError: string | null;
             /** Format: date-time */
@@ -2110,8 +2141,12 @@ export interface components {
             enabled: boolean;
             /** Format: date-time */
             errorSince: string | null;
+            /** @description What is wrong with it now, critical first, less the ignored codes (docs/api-contract.md section 18). */
+            findings: components["schemas"]["FindingDto"][];
             /** Format: uuid */
             id: string;
+            /** @description Finding codes hidden for this endpoint. */
+            ignoredFindings: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
             ipAddress: string | null;
             /** @enum {string} */
             kind: "endpoint";
@@ -2197,6 +2232,23 @@ export interface components {
              * @description A configured alert threshold.
              */
             days: number;
+        };
+        FindingDto: {
+            /** @enum {string} */
+            code: "expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity";
+            /** @description One sentence saying what is wrong and what to do. */
+            message: string;
+            /** @enum {string} */
+            severity: "critical" | "warning" | "info";
+        };
+        FindingEndpointDto: {
+            /** @description Critical first. */
+            findings: components["schemas"]["FindingDto"][];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            type: "host" | "saml" | "manual";
         };
         HealthResponseDto: {
             /** @enum {string} */
@@ -2620,6 +2672,26 @@ export interface components {
         ResultsResponseDto: {
             results: components["schemas"]["ResultOutcomeDto"][];
         };
+        RevocationDto: {
+            /** Format: date-time */
+            checkedAt: string;
+            /** @description unknown: why, in one sentence. */
+            error: string | null;
+            /** @description revoked: the RFC 5280 reason name (keyCompromise, ...), when given. */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description revoked: when its issuer revoked it.
+             */
+            revokedAt: string | null;
+            /** @enum {string} */
+            source: "crl" | "ocsp";
+            /**
+             * @description unknown: the CRL or OCSP answer could not be used (see error); never a guess.
+             * @enum {string}
+             */
+            status: "good" | "revoked" | "unknown";
+        };
         RoleMappingDto: {
             admin: string[];
             operator: string[];
@@ -2928,7 +3000,7 @@ export interface components {
             /** @enum {string} */
             channel: "email";
             /** @enum {string} */
-            eventType: "cert_expiring" | "cert_expired" | "renewal_overdue" | "rotation_regression" | "renewal_not_deployed";
+            eventType: "cert_expiring" | "cert_expired" | "renewal_overdue" | "rotation_regression" | "renewal_not_deployed" | "cert_revoked";
             /** @description false: the built-in default applies. */
             isCustom: boolean;
             subject: string;
@@ -5933,6 +6005,10 @@ export interface operations {
                 q?: string;
                 /** @description Only endpoints with a current certificate expiring within this many days (daysRemaining <= it), expired ones included. */
                 expires_within?: number;
+                /** @description Repeatable; an endpoint matches when it shows any of them. */
+                finding?: ("expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity")[];
+                /** @description true: only endpoints showing a finding; false: only those showing none. */
+                has_findings?: boolean;
                 /** @description true: only endpoints with a current certificate superseded by a stored renewal not deployed (its `supersededBy`); false: only endpoints without one. */
                 superseded?: boolean;
                 /** @description name: natural order ("app 2" before "app 10"), any case; daysRemaining: the soonest-expiring current certificate first, expired first; lastScannedAt; createdAt. A leading `-` reverses. Endpoints without a current certificate (daysRemaining) or never scanned (lastScannedAt) come last in both directions. */

@@ -19,3 +19,5 @@ export * from './templates';
 export * from './trust';
 export * from './configuration/environment-reader';
 export * from './discovery';
+export * from './findings';
+export * from './revocation';

@@ -78,3 +78,27 @@ describe('renewal_overdue', () => {
     expect(dueEvents(withWindow(-1, null), context)[0].values?.ExplanationURL).toBe('');
   });
 });
+
+describe('cert_revoked', () => {
+  const fingerprint = 'f'.repeat(64);
+  const notAfter = new Date(now.getTime() + 200 * DAY_MS);
+  const revokedAt = new Date('2026-05-30T08:30:00Z');
+
+  it('is due once (bucket 0) for a certificate found revoked, with when and why', () => {
+    const revocation = { status: 'revoked' as const, revokedAt, reason: 'keyCompromise' };
+    expect(dueEvents({ fingerprint, notAfter, revocation }, { now, thresholds, policy: DEFAULT_ALERT_POLICY })).toEqual([
+      { eventType: 'cert_revoked', bucket: 0, values: { RevokedAt: '2026-05-30 08:30 UTC', Reason: 'keyCompromise' } },
+    ]);
+  });
+
+  it('is not due for a good or unknown status, nor without a check', () => {
+    for (const status of ['good', 'unknown'] as const)
+      expect(
+        dueEvents(
+          { fingerprint, notAfter, revocation: { status, revokedAt: null, reason: null } },
+          { now, thresholds, policy: DEFAULT_ALERT_POLICY },
+        ),
+      ).toEqual([]);
+    expect(dueEvents({ fingerprint, notAfter }, { now, thresholds, policy: DEFAULT_ALERT_POLICY })).toEqual([]);
+  });
+});

@@ -18,6 +18,8 @@ export interface CertificateFacts extends RenewalFacts {
   notBefore?: Date;
   /** The CA's suggested renewal window (RFC 9773), when one was fetched. */
   renewalWindow?: RenewalWindow;
+  /** Revocation (docs/api-contract.md section 18): the latest check found it revoked. */
+  revocation?: { status: 'good' | 'revoked' | 'unknown'; revokedAt: Date | null; reason: string | null };
 }
 
 /** What every source is evaluated against: the clock, the configured alert thresholds and the alert policy. */
@@ -78,6 +80,17 @@ export const EVENT_SOURCES: Readonly<Record<EventType, EventSource>> = Object.fr
   // Rotations and renewals never deployed (docs/api-contract.md section 16).
   rotation_regression: rotationRegressionSource,
   renewal_not_deployed: renewalNotDeployedSource,
+  // Once per (recipient, fingerprint): one bucket, whatever the certificate's dates (docs/api-contract.md section 18).
+  cert_revoked: ({ revocation }) =>
+    revocation?.status === 'revoked'
+      ? {
+          bucket: 0,
+          values: {
+            RevokedAt: revocation.revokedAt ? alertTime(revocation.revokedAt) : 'unknown',
+            Reason: revocation.reason ?? 'not given',
+          },
+        }
+      : null,
 });
 
 /** How notifications write an instant: `2026-12-01 14:30 UTC`. */

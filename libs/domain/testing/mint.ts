@@ -127,6 +127,33 @@ export async function mintChain(keys: Partial<Record<keyof MintedChain, CryptoKe
   return { root, intermediate, leaf };
 }
 
+export interface MintCrlOptions {
+  /** Revoked serial numbers (hexadecimal), each with its reason's RFC 5280 name when given. */
+  entries?: { serialNumber: string; revokedAt?: Date; reason?: keyof typeof PeculiarX509.X509CrlReason }[];
+  /** Default: an hour ago. */
+  thisUpdate?: Date;
+  /** Default: a day after thisUpdate. */
+  nextUpdate?: Date;
+}
+
+/** A CRL signed by `issuer` (DER), as a CA publishes it at its distribution point. */
+export async function mintCrl(issuer: MintedCertificate, options: MintCrlOptions = {}): Promise<Uint8Array> {
+  const thisUpdate = options.thisUpdate ?? wholeSecond(new Date(Date.now() - 60 * 60 * 1000));
+  const crl = await x509.X509CrlGenerator.create({
+    issuer: issuer.certificate.subjectName,
+    thisUpdate,
+    nextUpdate: options.nextUpdate ?? new Date(thisUpdate.getTime() + DAY_MS),
+    entries: (options.entries ?? []).map((entry) => ({
+      serialNumber: entry.serialNumber,
+      revocationDate: entry.revokedAt ?? thisUpdate,
+      reason: entry.reason === undefined ? undefined : x509.X509CrlReason[entry.reason],
+    })),
+    signingKey: issuer.keys.privateKey,
+    signingAlgorithm: signingAlgorithm(issuer.keys.privateKey, undefined),
+  });
+  return new Uint8Array(crl.rawData);
+}
+
 /** Concatenated PEM, as in a fullchain.pem file. */
 export function pemBundle(...certificates: MintedCertificate[]): string {
   return certificates.map((minted) => minted.pem).join('');

@@ -31,6 +31,7 @@ export const MAINTENANCE_TASK_LOCK_KEYS = {
   'prune-certificates': 7_341_202,
   'purge-alert-records': 7_341_203,
   'refresh-renewal-info': 7_341_204,
+  'check-revocation': 7_341_205,
 } as const;
 
 export type MaintenanceTaskName = keyof typeof MAINTENANCE_TASK_LOCK_KEYS;

@@ -26,6 +26,10 @@ import { SessionEntity } from '../modules/sessions/session.entity';
 import { LoginThrottleEntity } from '../modules/sessions/login-throttle.entity';
 import { OidcLoginCodeEntity } from '../modules/oidc/oidc-login-code.entity';
 import { OidcUsedStateEntity } from '../modules/oidc/oidc-used-state.entity';
+import { EndpointFindingsEntity } from '../modules/findings/endpoint-findings.entity';
+import { CertificateRevocationEntity } from '../modules/revocation/certificate-revocation.entity';
+import { RevocationListEntity } from '../modules/revocation/revocation-list.entity';
+import { RevokedSerialEntity } from '../modules/revocation/revoked-serial.entity';
 
 /** Every entity, listed explicitly so the same list serves the app, migrations and tests. */
 export const ENTITIES = [
@@ -57,4 +61,8 @@ export const ENTITIES = [
   LoginThrottleEntity,
   OidcLoginCodeEntity,
   OidcUsedStateEntity,
+  EndpointFindingsEntity,
+  CertificateRevocationEntity,
+  RevocationListEntity,
+  RevokedSerialEntity,
 ];

@@ -1,11 +1,17 @@
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
-import { createSecureContext, createServer, type SecureContext, type Server } from 'node:tls';
+import { createSecureContext, createServer, type SecureContext, type SecureContextOptions, type Server } from 'node:tls';
 import { privateKeyPem, type MintedCertificate } from '@certkeeper/domain/testing';
 
-export async function secureContextOf(certificate: MintedCertificate, chain: MintedCertificate[] = []): Promise<SecureContext> {
+/** `options` adds to the context: `{ ciphers: 'DEFAULT:@SECLEVEL=0' }` serves what OpenSSL calls too weak (SHA-1, 1024-bit keys). */
+export async function secureContextOf(
+  certificate: MintedCertificate,
+  chain: MintedCertificate[] = [],
+  options: SecureContextOptions = {},
+): Promise<SecureContext> {
   return createSecureContext({
     cert: [certificate, ...chain].map((c) => c.pem).join(''),
     key: await privateKeyPem(certificate.keys.privateKey),
+    ...options,
   });
 }
 
@@ -19,8 +25,13 @@ export class SwappableTlsServer {
   private server: Server | null = null;
   port = 0;
 
-  async serve(name: string, certificate: MintedCertificate, chain: MintedCertificate[] = []): Promise<void> {
-    const context = await secureContextOf(certificate, chain);
+  async serve(
+    name: string,
+    certificate: MintedCertificate,
+    chain: MintedCertificate[] = [],
+    options: SecureContextOptions = {},
+  ): Promise<void> {
+    const context = await secureContextOf(certificate, chain, options);
     this.contexts.set(name, context);
     this.fallback ??= context;
   }

@@ -20,12 +20,14 @@ const overdueValues: TemplateValues = {
   WindowEnd: '2026-11-22 00:00 UTC',
   ExplanationURL: 'https://ca.example/incident',
 };
+const revokedValues: TemplateValues = { ...expiredValues, RevokedAt: '2026-11-02 08:30 UTC', Reason: 'keyCompromise' };
 const sampleValues: Record<EventType, TemplateValues> = {
   cert_expiring: expiringValues,
   cert_expired: expiredValues,
   renewal_overdue: overdueValues,
   rotation_regression: { ...expiringValues, PreviousFingerprint: 'AA:BB', Regressions: 'sans, rollback' },
   renewal_not_deployed: { ...expiringValues, NewFingerprint: 'CC:DD', NewNotBefore: '2026-11-20 09:00 UTC' },
+  cert_revoked: revokedValues,
 };
 
 describe('DEFAULT_TEMPLATES', () => {

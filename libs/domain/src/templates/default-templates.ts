@@ -94,6 +94,27 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
       ],
     }),
   },
+  // docs/api-contract.md section 18.
+  cert_revoked: {
+    subject: 'Certificate for {{ .CommonName }} has been revoked',
+    body: emailBody({
+      accent: '#dc2626',
+      headingColor: '#991b1b',
+      heading: 'Certificate revoked',
+      summary:
+        'The issuer of the certificate for <strong>{{ .CommonName }}</strong> revoked it on <strong>{{ .RevokedAt }}</strong>. ' +
+        'Clients that check revocation reject it: replace it with a newly issued certificate.',
+      rows: [
+        { label: 'Revoked on:', variable: 'RevokedAt', valueStyle: 'font-weight: bold;' },
+        { label: 'Reason:', variable: 'Reason' },
+        { label: 'Expires on:', variable: 'NotAfter' },
+        { label: 'Common name:', variable: 'CommonName' },
+        { label: 'Used by:', variable: 'EndpointName' },
+        { label: 'Endpoint type:', variable: 'EndpointType' },
+        FINGERPRINT_ROW,
+      ],
+    }),
+  },
   // docs/api-contract.md section 16.
   rotation_regression: {
     subject: 'Certificate for {{ .CommonName }} was replaced by a weaker one',

@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   // docs/api-contract.md section 16
   'rotation_regression',
   'renewal_not_deployed',
+  // Revocation (docs/api-contract.md section 18).
+  'cert_revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -27,6 +29,8 @@ export const TEMPLATE_VARIABLES: Record<EventType, readonly string[]> = {
   // docs/api-contract.md section 16.
   rotation_regression: [...CERTIFICATE_VARIABLES, 'PreviousFingerprint', 'Regressions'],
   renewal_not_deployed: [...CERTIFICATE_VARIABLES, 'NewFingerprint', 'NewNotBefore'],
+  // docs/api-contract.md section 18.
+  cert_revoked: [...CERTIFICATE_VARIABLES.filter((name) => name !== 'DaysRemaining'), 'RevokedAt', 'Reason'],
 };
 
 /** Variable name to its already formatted value (dates, joined endpoint names): rendering only inserts. */

@@ -70,6 +70,21 @@ export function verifyCertificateSignatureAsync(der: Uint8Array, issuerKey: KeyO
   });
 }
 
+/**
+ * Whether `key` made `signature` over `data` under the signature algorithm `algorithmOid`: for
+ * other signed structures than certificates (OCSP responses). Never throws; an algorithm outside
+ * the common schemes does not verify.
+ */
+export function verifySignedBytes(algorithmOid: string, data: Uint8Array, signature: Uint8Array, key: KeyObject): boolean {
+  const scheme = SIGNATURE_SCHEMES.get(algorithmOid);
+  if (scheme === undefined || key.asymmetricKeyType !== scheme.keyType) return false;
+  try {
+    return verify(scheme.hash, data, key, signature);
+  } catch {
+    return false;
+  }
+}
+
 /** What to verify for the common schemes, or the answer itself (a mismatch, or the fallback's verdict). */
 function signatureCheck(der: Uint8Array, issuerKey: KeyObject): boolean | { hash: string | null; data: Uint8Array; signature: Uint8Array } {
   try {

@@ -1,4 +1,4 @@
-import { certificateCoversHostname, dnsNamesOf } from './hostname';
+import { certificateCoversHostname, dnsNamesOf, hostnameCoverCandidates } from './hostname';
 
 describe('certificateCoversHostname', () => {
   const certificate = {
@@ -92,5 +92,18 @@ describe('dnsNamesOf', () => {
         '*.a.example',
       ]),
     ).toEqual(['*.a.example', 'www.example.com']);
+  });
+});
+
+describe('hostnameCoverCandidates', () => {
+  it('names the host and its parent’s one-label wildcard, lower case without a trailing dot', () => {
+    expect(hostnameCoverCandidates('API.Example.com.')).toEqual(['api.example.com', '*.example.com']);
+    expect(hostnameCoverCandidates('example.com')).toEqual(['example.com']);
+  });
+
+  it('names an IP literal as IP SANs are stored', () => {
+    expect(hostnameCoverCandidates('2001:0db8:0:0:0:0:0:7')).toEqual(['2001:db8::7']);
+    expect(hostnameCoverCandidates('[2001:DB8::7]')).toEqual(['2001:db8::7']);
+    expect(hostnameCoverCandidates('10.0.0.1')).toEqual(['10.0.0.1']);
   });
 });

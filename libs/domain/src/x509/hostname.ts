@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { ipAddressesEqual, parseIpAddress } from './ip-address';
+import { formatIpAddress, ipAddressesEqual, parseIpAddress } from './ip-address';
 import { ParsedCertificate } from './types';
 
 /**
@@ -29,6 +29,20 @@ export function certificateCoversHostname(certificate: Pick<ParsedCertificate, '
  */
 export function dnsNamesOf(sans: readonly string[]): string[] {
   return [...new Set(sans.filter(isDnsName).map((name) => name.trim().replace(/\.$/, '').toLowerCase()))].sort();
+}
+
+/**
+ * The SAN (or CN) values that could cover `hostname`, as certificates store them, for a store to
+ * narrow its search before certificateCoversHostname decides: the name itself and the one-label
+ * wildcard of its parent, or an IP literal in the form the parser writes IP SANs ('0:0::1' is '::1').
+ */
+export function hostnameCoverCandidates(hostname: string): string[] {
+  const address = parseIpAddress(hostname.trim());
+  if (address !== null) return [formatIpAddress(address) ?? hostname.trim()];
+  const host = normaliseDnsName(hostname);
+  if (host === null) return [];
+  const labels = host.split('.');
+  return labels.length > 2 ? [host, `*.${labels.slice(1).join('.')}`] : [host];
 }
 
 function sanIsAddress(san: string, address: Uint8Array): boolean {

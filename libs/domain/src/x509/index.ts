@@ -1,4 +1,4 @@
-export { certificateCoversHostname, dnsNamesOf } from './hostname';
+export { certificateCoversHostname, dnsNamesOf, hostnameCoverCandidates } from './hostname';
 export { isCompleteChain } from './chain';
 export { isIssuedBy } from './issued-by';
 export { certificateToPem } from './parse-certificate';

@@ -3,6 +3,7 @@ import { ExpiryModule } from '../expiry/expiry.module';
 import { MailModule } from '../mail/mail.module';
 import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
 import { RenewalsModule } from '../renewals/renewals.module';
+import { RevocationModule } from '../revocation/revocation.module';
 import { SettingsModule } from '../settings/settings.module';
 import { TemplatesModule } from '../templates/templates.module';
 import { AlertsController } from './alerts.controller';
@@ -13,7 +14,7 @@ import { factLoaderProviders } from './facts/fact-loaders';
 import { senderProviders } from './senders/senders';
 
 @Module({
-  imports: [ExpiryModule, MailModule, RenewalInfoModule, RenewalsModule, SettingsModule, TemplatesModule],
+  imports: [ExpiryModule, MailModule, RenewalInfoModule, RenewalsModule, RevocationModule, SettingsModule, TemplatesModule],
   controllers: [AlertsController],
   providers: [AlertsRepository, AlertsService, AlertsScheduler, ...factLoaderProviders, ...senderProviders],
   exports: [AlertsService],

@@ -7,6 +7,12 @@ import { IsTagList, ToBoolean, ToInteger } from '../../common/validation/decorat
 import { ENDPOINT_TYPES, type EndpointType } from '../endpoints/endpoint.entity';
 import { CurrentCertificateDto, EndpointResponseDto } from '../endpoints/endpoints.dto';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
+import {
+  REVOCATION_SOURCES,
+  REVOCATION_STATUSES,
+  type RevocationSource,
+  type RevocationStatus,
+} from '../revocation/certificate-revocation.entity';
 
 export class CertificateListQueryDto extends WithExportFormat(ListWindowQueryDto) {
   @ApiPropertyOptional({ description: 'Fingerprint prefix, or a substring of the common name or a SAN.' })
@@ -169,6 +175,18 @@ export class RenewalInfoDto {
   @ApiProperty({ format: 'date-time', description: 'Not asked again before this (the Retry-After of the answer).' }) nextCheckAt!: string;
 }
 
+export class RevocationDto {
+  @ApiProperty({ enum: REVOCATION_STATUSES, description: 'unknown: the CRL or OCSP answer could not be used (see error); never a guess.' })
+  status!: RevocationStatus;
+  @ApiProperty({ enum: REVOCATION_SOURCES }) source!: RevocationSource;
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'revoked: when its issuer revoked it.' }) revokedAt!:
+    string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'revoked: the RFC 5280 reason name (keyCompromise, ...), when given.' })
+  reason!: string | null;
+  @ApiProperty({ format: 'date-time' }) checkedAt!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'unknown: why, in one sentence.' }) error!: string | null;
+}
+
 export class CertificateDetailDto extends CertificateSummaryDto {
   @ApiProperty() sha1Fingerprint!: string;
   @ApiProperty() subject!: string;
@@ -197,6 +215,12 @@ export class CertificateDetailDto extends CertificateSummaryDto {
     description: 'The suggested renewal window its ACME CA gave, or null when none was read (docs/api-contract.md section 15).',
   })
   renewalInfo!: RenewalInfoDto | null;
+  @ApiProperty({
+    type: RevocationDto,
+    nullable: true,
+    description: 'The latest check-revocation verdict (docs/api-contract.md section 18); null when never checked.',
+  })
+  revocation!: RevocationDto | null;
 }
 
 export class ActiveCertificateDto extends CurrentCertificateDto {

@@ -1,3 +1,4 @@
+import type { CertificateRevocationEntity } from '../revocation/certificate-revocation.entity';
 import { certificateToPem, daysRemaining } from '@certkeeper/domain';
 import { toCurrentCertificate } from '../endpoints/endpoints.mapper';
 import type { LinkedEndpointRow } from '../links/links.repository';
@@ -49,6 +50,7 @@ export function toCertificateDetail(
     current: LinkedEndpointRow[];
     historical: LinkedEndpointRow[];
     renewalInfo: StoredRenewalInfo | null;
+    revocation: CertificateRevocationEntity | null;
   },
   now: Date,
 ): CertificateDetailDto {
@@ -74,6 +76,14 @@ export function toCertificateDetail(
     pem: certificateToPem(certificate.der),
     currentEndpoints: related.current.map(toLinkedEndpoint),
     historicalEndpoints: related.historical.map(toLinkedEndpoint),
+    revocation: related.revocation && {
+      status: related.revocation.status,
+      source: related.revocation.source,
+      revokedAt: related.revocation.revokedAt?.toISOString() ?? null,
+      reason: related.revocation.reason,
+      checkedAt: related.revocation.checkedAt.toISOString(),
+      error: related.revocation.error,
+    },
     renewalInfo: related.renewalInfo && toRenewalInfo(related.renewalInfo),
   };
 }

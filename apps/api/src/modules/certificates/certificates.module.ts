@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EndpointsModule } from '../endpoints/endpoints.module';
+import { FindingsModule } from '../findings/findings.module';
+import { RevocationModule } from '../revocation/revocation.module';
 import { LinksModule } from '../links/links.module';
 import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
 import { RenewalsModule } from '../renewals/renewals.module';
@@ -11,7 +13,7 @@ import { EndpointCertificateController } from './endpoint-certificate.controller
 import { SearchController } from './search.controller';
 
 @Module({
-  imports: [LinksModule, EndpointsModule, RenewalInfoModule, RenewalsModule, TrustVerdictsModule],
+  imports: [LinksModule, EndpointsModule, FindingsModule, RenewalInfoModule, RenewalsModule, RevocationModule, TrustVerdictsModule],
   controllers: [CertificatesController, EndpointCertificateController, SearchController],
   providers: [CertificatesRepository, CertificatesService],
   exports: [CertificatesService],

@@ -1,5 +1,11 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { certificateCoversHostname, expiringWithinBefore, type ParsedCertificate, parseFingerprint } from '@certkeeper/domain';
+import {
+  certificateCoversHostname,
+  expiringWithinBefore,
+  hostnameCoverCandidates,
+  type ParsedCertificate,
+  parseFingerprint,
+} from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import type { CsvExport } from '../../common/http/csv/csv-export';
 import type { Transaction } from '../../database/transaction';
@@ -20,6 +26,8 @@ import { RenewalsRepository } from '../renewals/renewals.repository';
 import type { SupersedingWindow } from '../renewals/superseded-by';
 import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
+import { FindingsService } from '../findings/findings.service';
+import { RevocationRepository } from '../revocation/revocation.repository';
 import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
 import {
   ActiveCertificateDto,
@@ -44,6 +52,8 @@ export class CertificatesService {
     private readonly audit: AuditService,
     private readonly verdicts: TrustVerdictsService,
     private readonly renewalInfo: RenewalInfoRepository,
+    private readonly findings: FindingsService,
+    private readonly revocations: RevocationRepository,
     private readonly clock: Clock,
     private readonly superseding: SupersedingPolicy,
     private readonly renewals: RenewalsRepository,
@@ -95,6 +105,7 @@ export class CertificatesService {
         { endpointId, certUse, fingerprints: [first], mode: query.replace ? 'replace' : 'add' },
         transaction,
       );
+      await this.findings.recompute([endpointId], transaction);
       await this.audit.record(
         actor,
         {
@@ -121,13 +132,14 @@ export class CertificatesService {
   /** The certificate's detail as GET /certificates/{fingerprint} answers it. */
   async getCertificate(fingerprint: string): Promise<CertificateDetailDto> {
     const certificate = await this.requireCertificate(fingerprint);
-    const [issuerFingerprint, current, historical, renewalInfo] = await Promise.all([
+    const [issuerFingerprint, current, historical, renewalInfo, revocation] = await Promise.all([
       this.certificates.findIssuerFingerprint(certificate),
       this.linkQueries.findEndpointsOf(certificate.fingerprint, true),
       this.linkQueries.findEndpointsOf(certificate.fingerprint, false),
       this.renewalInfo.find(certificate.fingerprint),
+      this.revocations.findByFingerprint(certificate.fingerprint),
     ]);
-    return toCertificateDetail(certificate, { issuerFingerprint, current, historical, renewalInfo }, this.clock.now());
+    return toCertificateDetail(certificate, { issuerFingerprint, current, historical, renewalInfo, revocation }, this.clock.now());
   }
 
   async endpointsOf(fingerprint: string, current: boolean): Promise<LinkedEndpointRow[]> {
@@ -206,7 +218,7 @@ export class CertificatesService {
       sha256: fingerprint?.algorithm === 'sha256' ? fingerprint.hex : undefined,
       sha1: fingerprint?.algorithm === 'sha1' ? fingerprint.hex : undefined,
       serialNumber,
-      hostnameCandidates: hostname ? hostnameCandidates(hostname) : undefined,
+      hostnameCandidates: hostname ? hostnameCoverCandidates(hostname) : undefined,
     });
     // The query finds candidates; the domain rules (one-label wildcards, CN only without DNS SANs) decide.
     const now = this.clock.now();
@@ -249,12 +261,6 @@ function normaliseSerial(input: string): string | null {
   const hex = input.replace(/[:\s]/g, '').toLowerCase();
   if (!/^[0-9a-f]+$/.test(hex)) return null;
   return hex.replace(/^(00)+(?=..)/, '');
-}
-
-/** The SAN values that could cover a hostname: itself and the wildcard of its parent. */
-function hostnameCandidates(hostname: string): string[] {
-  const labels = hostname.split('.');
-  return labels.length > 2 ? [hostname, `*.${labels.slice(1).join('.')}`] : [hostname];
 }
 
 function certificateCriteria(query: CertificateListQueryDto, now: Date): CertificateCriteria {

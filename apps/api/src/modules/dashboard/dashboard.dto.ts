@@ -3,6 +3,7 @@ import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInteger } from '../../common/validation/decorators';
 import { ActiveCertificateDto } from '../certificates/certificates.dto';
 import { ENDPOINT_TYPES, type EndpointType } from '../endpoints/endpoint.entity';
+import { FindingDto } from '../endpoints/endpoints.dto';
 
 export const DASHBOARD_SCOPES = ['subscribed', 'all'] as const;
 export type DashboardScope = (typeof DASHBOARD_SCOPES)[number];
@@ -71,6 +72,20 @@ export class DashboardCountsDto {
     description: 'Endpoints serving a certificate superseded by a stored renewal not deployed (GET /endpoints?superseded=true).',
   })
   renewalNotDeployed!: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer', format: 'int32' },
+    description: 'Endpoints showing each finding code (docs/api-contract.md section 18); codes no endpoint shows are left out.',
+    example: { expired: 2, weak_key: 1 },
+  })
+  findings!: Record<string, number>;
+}
+
+export class FindingEndpointDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ENDPOINT_TYPES }) type!: EndpointType;
+  @ApiProperty({ type: [FindingDto], description: 'Critical first.' }) findings!: FindingDto[];
 }
 
 export class ErrorEndpointDto {
@@ -135,6 +150,11 @@ export class DashboardResponseDto {
   })
   expiringCertificates!: ActiveCertificateDto[];
   @ApiProperty({ type: [StaleScanDto], description: 'Stalest first, at most `limit` rows.' }) staleScans!: StaleScanDto[];
+  @ApiProperty({
+    type: [FindingEndpointDto],
+    description: 'Endpoints showing a finding, those with a critical one first, at most `limit` rows.',
+  })
+  findingEndpoints!: FindingEndpointDto[];
   @ApiProperty({
     type: AlertingDto,
     description: 'Whether anyone will hear of it: the same for every caller, not scoped by subscriptions.',

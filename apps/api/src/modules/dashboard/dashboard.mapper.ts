@@ -1,9 +1,10 @@
 import { toActiveCertificate } from '../certificates/certificates.mapper';
 import type { ActiveLinkRow } from '../certificates/certificates.repository';
-import { isScannerOnline } from '@certkeeper/domain';
+import { describeFindings, isScannerOnline } from '@certkeeper/domain';
 import type { AlertRun } from '../alerts/alerts.repository';
 import type { ScannerEntity } from '../scanners/scanner.entity';
 import type { AlertingDto, DashboardResponseDto, ErrorEndpointDto, StaleScanDto } from './dashboard.dto';
+import type { FindingEndpointRow } from '../findings/findings.repository';
 import type { EndpointCounts, ErrorEndpointRow, LinkCounts, StaleScanRow } from './dashboard.repository';
 
 export interface DashboardData {
@@ -16,6 +17,7 @@ export interface DashboardData {
   errorEndpoints: ErrorEndpointRow[];
   expiring: ActiveLinkRow[];
   staleScans: StaleScanRow[];
+  findings: { counts: Record<string, number>; endpoints: FindingEndpointRow[] };
   alerting: AlertingState;
   renewalOverdue: number;
 }
@@ -61,10 +63,17 @@ export function toDashboard(data: DashboardData, now: Date): DashboardResponseDt
       expiringWithin: data.thresholds.map((days, i) => ({ days, count: data.links.expiringBefore[i] })),
       renewalOverdue: data.renewalOverdue,
       renewalNotDeployed: data.renewalNotDeployed,
+      findings: data.findings.counts,
     },
     errorEndpoints: data.errorEndpoints.map(toErrorEndpoint),
     expiringCertificates: data.expiring.map((row) => toActiveCertificate(row, now)),
     staleScans: data.staleScans.map(toStaleScan),
+    findingEndpoints: data.findings.endpoints.map((row) => ({
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      findings: describeFindings(row.codes),
+    })),
     alerting: toAlerting(data.alerting, now),
   };
 }

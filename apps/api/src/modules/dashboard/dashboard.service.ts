@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { expiringWithinBefore } from '@certkeeper/domain';
+import { FindingsService } from '../findings/findings.service';
 import { Clock } from '../../common/clock';
 import { AlertsService } from '../alerts/alerts.service';
 import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
@@ -29,6 +30,7 @@ export class DashboardService {
     private readonly alerts: AlertsService,
     private readonly scanners: ScannersService,
     private readonly renewalInfo: RenewalInfoRepository,
+    private readonly findings: FindingsService,
     private readonly clock: Clock,
     private readonly superseding: SupersedingPolicy,
   ) {}
@@ -43,18 +45,20 @@ export class DashboardService {
     const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
     // Independent reads, each on its own pooled connection.
     const superseding = await this.superseding.window(now);
-    const [endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, alerting, renewalOverdue] = await Promise.all([
-      this.dashboard.countEndpoints(subscriptions, staleBefore),
-      this.dashboard.countCurrentLinks(subscriptions, now, horizons),
-      this.dashboard.countRenewalNotDeployed(subscriptions, superseding),
-      this.dashboard.findErrorEndpoints(subscriptions, request.limit),
-      this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit, superseding),
-      this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
-      this.alerting(),
-      this.renewalOverdue(subscriptions, now),
-    ]);
+    const [endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, findings, alerting, renewalOverdue] =
+      await Promise.all([
+        this.dashboard.countEndpoints(subscriptions, staleBefore),
+        this.dashboard.countCurrentLinks(subscriptions, now, horizons),
+        this.dashboard.countRenewalNotDeployed(subscriptions, superseding),
+        this.dashboard.findErrorEndpoints(subscriptions, request.limit),
+        this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit, superseding),
+        this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
+        this.findings.dashboard(subscriptions, request.limit),
+        this.alerting(),
+        this.renewalOverdue(subscriptions, now),
+      ]);
     return toDashboard(
-      { thresholds, endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, alerting, renewalOverdue },
+      { thresholds, endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, findings, alerting, renewalOverdue },
       now,
     );
   }

@@ -40,6 +40,7 @@ export function buildEndpointRecord(
           ipAddress: null,
           starttls: null,
           metadataUrl: null,
+          ignoredFindings: [],
         };
   const merged: EndpointRecord = {
     ...base,
@@ -54,6 +55,7 @@ export function buildEndpointRecord(
     ipAddress: input.ipAddress !== undefined ? (input.ipAddress?.toLowerCase() ?? null) : base.ipAddress,
     starttls: input.starttls !== undefined ? input.starttls : base.starttls,
     metadataUrl: input.metadataUrl ?? base.metadataUrl,
+    ignoredFindings: input.ignoredFindings !== undefined ? [...new Set(input.ignoredFindings)] : base.ignoredFindings,
     scannerId: input.scannerId !== undefined ? input.scannerId : mode === 'patch' ? base.scannerId : null,
   };
   if (!merged.name) return { error: 'name is required' };

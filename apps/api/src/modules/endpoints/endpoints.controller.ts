@@ -61,13 +61,15 @@ export class EndpointsController {
       'Needs `endpoints:view`. ' +
       'Endpoints filtered by `type`, `enabled`, `has_error`, `tag` (repeatable; any of them matches), `starttls` ' +
       '(a protocol, or `none` for host endpoints on implicit TLS), `q` (part of the name, dnsName or metadataUrl, any case) and ' +
-      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included) and `superseded` ' +
-      '(true: a current certificate whose renewal is stored but not deployed, see `supersededBy`; false: none). Each row carries ' +
+      '`expires_within` (days: a current certificate with daysRemaining at most that, expired ones included), `superseded` ' +
+      '(true: a current certificate whose renewal is stored but not deployed, see `supersededBy`; false: none), `finding` ' +
+      '(repeatable finding codes; any of them matches) and `has_findings`. Each row carries `findings` (critical first) and ' +
       '`soonestNotAfter` and `daysRemaining` of its current certificate that expires first (null without one). `sort`: `name` ' +
       '(default, natural order: "app 2" before "app 10", any case), `daysRemaining`, `lastScannedAt` or `createdAt`, a leading `-` ' +
       'reverses; endpoints without a value come last either way. ' +
       'Paginated: `{ items, totalCount, limit, offset }`, `limit` 1 to 500 (default 50). ' +
-      'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`.',
+      'As CSV (`Accept: text/csv` or `format=csv`): every matching endpoint in the same order, without `samlMetadata`, its ' +
+      '`findings` the codes joined with `; `.',
   })
   @RequirePermission('endpoints:view')
   @ApiListOrCsvResponse(EndpointListItemDto, 'page', undefined, EndpointResponseDto)

@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -18,6 +19,7 @@ import {
 import { WithExportFormat } from '../../common/http/csv/export-format';
 import { ListWindowQueryDto, PageQueryDto } from '../../common/http/pagination';
 import { IsDnsNameOrIp, IsHttpUrl, IsIpAddress, IsTagList, ToBoolean, ToInteger } from '../../common/validation/decorators';
+import { FINDING_CODES, FINDING_SEVERITIES, type FindingCode, type FindingSeverity } from '@certkeeper/domain';
 import { STARTTLS_PROTOCOLS, type StarttlsProtocol } from '@certkeeper/domain/protocol';
 import { CERT_USES, type CertUse } from '../links/endpoint-certificate.entity';
 import { ENDPOINT_TYPES, type EndpointType } from './endpoint.entity';
@@ -113,6 +115,18 @@ export class EndpointInputDto {
   @IsOptional()
   @IsHttpUrl()
   metadataUrl?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: FINDING_CODES,
+    default: [],
+    description: 'Finding codes hidden for this endpoint (docs/api-contract.md section 18). PUT without it ignores none.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(FINDING_CODES.length * 2)
+  @IsIn(FINDING_CODES, { each: true, message: `ignoredFindings must hold only finding codes: ${FINDING_CODES.join(', ')}` })
+  ignoredFindings?: FindingCode[];
 }
 
 export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
@@ -169,6 +183,20 @@ export class EndpointListQueryDto extends WithExportFormat(PageQueryDto) {
   @Max(3650, { message: 'expires_within must be a whole number of days from 0 to 3650' })
   expires_within?: number;
 
+  @ApiPropertyOptional({ type: [String], enum: FINDING_CODES, description: 'Repeatable; an endpoint matches when it shows any of them.' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value))
+  @IsArray()
+  @ArrayMaxSize(FINDING_CODES.length)
+  @IsIn(FINDING_CODES, { each: true, message: `finding must be one of ${FINDING_CODES.join(', ')}` })
+  finding?: FindingCode[];
+
+  @ApiPropertyOptional({ description: 'true: only endpoints showing a finding; false: only those showing none.' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean({ message: 'has_findings must be true or false' })
+  has_findings?: boolean;
+
   @ApiPropertyOptional({
     description:
       'true: only endpoints with a current certificate superseded by a stored renewal not deployed (its `supersededBy`); ' +
@@ -223,6 +251,12 @@ export class CurrentCertificateDto {
   supersededBy!: SupersededByDto | null;
 }
 
+export class FindingDto {
+  @ApiProperty({ enum: FINDING_CODES }) code!: FindingCode;
+  @ApiProperty({ enum: FINDING_SEVERITIES }) severity!: FindingSeverity;
+  @ApiProperty({ description: 'One sentence saying what is wrong and what to do.' }) message!: string;
+}
+
 export class EndpointResponseDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
@@ -273,6 +307,13 @@ export class EndpointResponseDto {
     description: 'saml: metadata of the latest successful fetch.',
   })
   samlMetadata!: Record<string, unknown> | null;
+  @ApiProperty({
+    type: [FindingDto],
+    description: 'What is wrong with it now, critical first, less the ignored codes (docs/api-contract.md section 18).',
+  })
+  findings!: FindingDto[];
+  @ApiProperty({ type: [String], enum: FINDING_CODES, description: 'Finding codes hidden for this endpoint.' })
+  ignoredFindings!: FindingCode[];
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
@@ -283,6 +324,16 @@ export class EndpointListItemDto extends EndpointResponseDto {
     description: 'Whether a current certificate is superseded by a stored renewal not deployed (see `superseded`); not exported to CSV.',
   })
   renewalNotDeployed!: boolean;
+}
+
+/**
+ * A row of the endpoint CSV export: the JSON row with its finding codes in place of the findings,
+ * so the column keeps its place and holds the codes joined with `; ` (docs/api-contract.md section 18).
+ */
+export class EndpointCsvRowDto extends (EndpointResponseDto as Type<Omit<EndpointResponseDto, 'findings'>>) {
+  // Plain string arrays: csvColumnsOf takes an enum array for an array of objects and leaves it out.
+  @ApiProperty({ type: [String] }) findings!: FindingCode[];
+  @ApiProperty({ type: [String] }) declare ignoredFindings: FindingCode[];
 }
 
 export class EndpointDetailResponseDto extends EndpointResponseDto {

@@ -1,4 +1,4 @@
-import { daysRemaining } from '@certkeeper/domain';
+import { daysRemaining, describeFindings } from '@certkeeper/domain';
 import type { CurrentCertificateRow } from '../links/links.repository';
 import { type SupersededBy, supersededByOf } from '../renewals/superseded-by';
 import type {
@@ -42,6 +42,8 @@ export function toEndpointResponse(row: EndpointRow, now: Date): EndpointRespons
     chainComplete: row.type === 'host' ? row.chainComplete : null,
     resolvedIp: row.type === 'host' ? row.resolvedIp : null,
     samlMetadata: row.type === 'saml' ? row.samlMetadata : null,
+    findings: describeFindings(row.findings),
+    ignoredFindings: row.ignoredFindings,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

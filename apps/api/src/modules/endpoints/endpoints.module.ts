@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FindingsModule } from '../findings/findings.module';
 import { LinksModule } from '../links/links.module';
 import { RenewalsModule } from '../renewals/renewals.module';
 import { EndpointsController } from './endpoints.controller';
@@ -7,7 +8,7 @@ import { EndpointsService } from './endpoints.service';
 import { TagsController } from './tags.controller';
 
 @Module({
-  imports: [LinksModule, RenewalsModule],
+  imports: [FindingsModule, LinksModule, RenewalsModule],
   controllers: [EndpointsController, TagsController],
   providers: [EndpointsRepository, EndpointsService],
   exports: [EndpointsService],

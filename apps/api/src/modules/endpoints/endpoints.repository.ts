@@ -8,6 +8,7 @@ import { openRowStream, type RowStream, type SqlQuery } from '../../database/row
 import { TableUpkeep } from '../../database/table-upkeep';
 import { supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
 import type { Transaction } from '../../database/transaction';
+import type { FindingCode } from '@certkeeper/domain';
 import type { StarttlsProtocol } from '@certkeeper/domain/protocol';
 import type { EndpointEntity, EndpointType } from './endpoint.entity';
 import type { EndpointSort, EndpointSortKey } from './endpoint-sort';
@@ -15,8 +16,8 @@ import type { ScanHistoryEntity } from './scan-history.entity';
 import { SCAN_WORK_CHANNEL } from './scan-work-channel';
 import { TlsProfileEntity } from './tls-profile.entity';
 
-/** The writable fields of an endpoint, already normalised for its type. */
-export type EndpointRecord = Pick<
+/** The writable fields of an endpoint, already normalised for its type; `ignoredFindings` is stored by FindingsService. */
+export type EndpointRecord = { ignoredFindings: FindingCode[] } & Pick<
   EndpointEntity,
   | 'name'
   | 'type'
@@ -36,6 +37,9 @@ export type EndpointRecord = Pick<
 export type EndpointRow = Omit<EndpointEntity, 'scanner' | 'scanRequestedAt'> & {
   chainComplete: boolean | null;
   resolvedIp: string | null;
+  /** The finding codes it shows (docs/api-contract.md section 18) and those it ignores. */
+  findings: string[];
+  ignoredFindings: FindingCode[];
 };
 
 /** A row of the endpoint list (not of its export): whether it serves a certificate whose renewal is not deployed (docs/api-contract.md section 16). */
@@ -56,6 +60,10 @@ export interface EndpointCriteria {
   superseded?: boolean;
   /** The superseding rule's inputs; the service sets them whenever `superseded` is. */
   superseding?: SupersedingWindow;
+  /** Only endpoints showing any of these finding codes (`finding`). */
+  findings?: string[];
+  /** true: only endpoints showing a finding; false: only those showing none (`has_findings`). */
+  hasFindings?: boolean;
   /** The list's order; name when omitted. */
   sort?: EndpointSort;
 }
@@ -84,14 +92,16 @@ const STORED_COLUMNS = `e.id, e.name, e.type, e.enabled, e.scan_exempt AS "scanE
          e.saml_metadata AS "samlMetadata", e.error_since AS "errorSince", e.last_scanned_at AS "lastScannedAt",
          e.last_scan_error AS "lastScanError", e.soonest_not_after AS "soonestNotAfter", e.created_at AS "createdAt", e.updated_at AS "updatedAt"`;
 
-const ENDPOINT_COLUMNS = `${STORED_COLUMNS}, latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp"`;
+const ENDPOINT_COLUMNS = `${STORED_COLUMNS}, latest.chain_complete AS "chainComplete", latest.resolved_ip AS "resolvedIp",
+         coalesce(f.codes, '{}') AS findings, coalesce(f.ignored, '{}') AS "ignoredFindings"`;
 
-// What the latest successful scan of a host found; joined only to the rows being returned.
+// What the latest successful scan of a host found, and the endpoint's findings; joined only to the rows being returned.
 const LATEST_SCAN = `
     LEFT JOIN LATERAL (
       SELECT h.chain_complete, h.resolved_ip FROM scan_history h
        WHERE h.endpoint_id = e.id AND h.success ORDER BY h.scanned_at DESC LIMIT 1
-    ) latest ON e.type = 'host'`;
+    ) latest ON e.type = 'host'
+    LEFT JOIN endpoint_findings f ON f.endpoint_id = e.id`;
 
 const SELECT_ENDPOINT = `SELECT ${ENDPOINT_COLUMNS} FROM endpoints e ${LATEST_SCAN}`;
 
@@ -167,10 +177,16 @@ export class EndpointsRepository {
     return openRowStream(this.dataSource, matchingQuery(criteria));
   }
 
-  /** From the count cache, unless the filters depend on the clock (expires_within, superseded), which nothing notifies. */
+  /**
+   * From the count cache, unless the filters depend on the clock (expires_within, superseded) or
+   * on findings, which nothing notifies.
+   */
   private async countOf(where: string, params: unknown[], criteria: EndpointCriteria): Promise<number> {
     const query = countQuery(where, params);
-    if (criteria.expiringBefore === undefined && criteria.superseded === undefined) return this.counts.count(query, ['endpoints']);
+    const cacheable = [criteria.expiringBefore, criteria.superseded, criteria.findings, criteria.hasFindings].every(
+      (value) => value === undefined,
+    );
+    if (cacheable) return this.counts.count(query, ['endpoints']);
     const rows = await this.dataSource.query<{ total: number }[]>(query.text, query.values);
     return rows[0].total;
   }
@@ -207,7 +223,8 @@ export class EndpointsRepository {
                 lower(r.name || ' ' || coalesce(r."dnsName", '') || ' ' || coalesce(r."metadataUrl", ''))
            FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, name text, type text, enabled boolean, "scanExempt" boolean, "scannerId" uuid,
                 notes text, tags text[], "dnsName" text, port integer, "ipAddress" text, starttls text, "metadataUrl" text)
-         RETURNING ${STORED_COLUMNS}, NULL::boolean AS "chainComplete", NULL::text AS "resolvedIp"`,
+         RETURNING ${STORED_COLUMNS}, NULL::boolean AS "chainComplete", NULL::text AS "resolvedIp",
+                   '{}'::text[] AS findings, '{}'::text[] AS "ignoredFindings"`,
         [JSON.stringify(chunk)],
       );
       inserted.push(...rows);
@@ -326,6 +343,13 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
     const exists = servesSuperseded(criteria.superseding!, param);
     conditions.push(criteria.superseded ? exists : `NOT ${exists}`);
   }
+  // Stored findings, GIN-indexed (migration RevocationAndFindings): an index lookup, never an evaluation.
+  if (criteria.findings?.length)
+    conditions.push(`e.id IN (SELECT endpoint_id FROM endpoint_findings WHERE codes && ${param(criteria.findings)}::text[])`);
+  if (criteria.hasFindings !== undefined)
+    conditions.push(
+      `${criteria.hasFindings ? '' : 'NOT '}EXISTS (SELECT 1 FROM endpoint_findings hf WHERE hf.endpoint_id = e.id AND hf.codes <> '{}')`,
+    );
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 

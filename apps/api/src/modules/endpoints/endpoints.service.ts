@@ -5,6 +5,7 @@ import { Clock } from '../../common/clock';
 import type { CsvExport } from '../../common/http/csv/csv-export';
 import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
+import { FindingsService } from '../findings/findings.service';
 import { LinksRepository } from '../links/links.repository';
 import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { buildEndpointRecord, type RecordMode } from './endpoint-record';
@@ -14,6 +15,7 @@ import {
   type EndpointInputDto,
   type EndpointListItemDto,
   type EndpointListQueryDto,
+  EndpointCsvRowDto,
   EndpointResponseDto,
   ScanHistoryRowDto,
 } from './endpoints.dto';
@@ -48,6 +50,8 @@ function endpointCriteria(query: EndpointListQuery, now: Date): EndpointCriteria
     starttls: query.starttls,
     expiringBefore: query.expires_within === undefined ? undefined : expiringWithinBefore(query.expires_within, now),
     superseded: query.superseded,
+    findings: query.finding,
+    hasFindings: query.has_findings,
     sort: query.sort,
   };
 }
@@ -68,6 +72,7 @@ export class EndpointsService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly superseding: SupersedingPolicy,
+    private readonly findings: FindingsService,
   ) {}
 
   /**
@@ -100,9 +105,10 @@ export class EndpointsService {
     const now = this.clock.now();
     return {
       list: 'endpoints',
-      item: EndpointResponseDto,
+      item: EndpointCsvRowDto,
       open: async () => this.endpoints.streamMatching(await this.withSuperseding(endpointCriteria(query, now))),
-      toItem: (row) => toEndpointResponse(row, now),
+      // The finding codes alone: a CSV cell joins them with `; `.
+      toItem: (row) => ({ ...toEndpointResponse(row, now), findings: row.findings }),
       now,
     };
   }
@@ -174,6 +180,12 @@ export class EndpointsService {
       });
       const pending = outcomes.flatMap((o) => ('pending' in o ? [o.pending] : []));
       const inserted = new Map((await this.endpoints.insertMany(pending, transaction)).map((row) => [row.id, row]));
+      const ignoring = pending.filter((record) => record.ignoredFindings.length > 0);
+      await this.findings.setIgnored(
+        ignoring.map((record) => ({ endpointId: record.id, ignored: record.ignoredFindings })),
+        transaction,
+      );
+      for (const record of ignoring) inserted.get(record.id)!.ignoredFindings = record.ignoredFindings;
       // A new host or saml endpoint is due work: its scanner's long-poll answers at commit.
       await this.endpoints.notifyScanWork(
         pending.filter((record) => isScannable(record)).map((record) => record.scannerId),
@@ -219,6 +231,8 @@ export class EndpointsService {
         throw new ConflictException(`${capitalise(DUPLICATE_MESSAGE[built.record.type as 'host' | 'saml'])}.`);
       }
       await this.endpoints.update(id, built.record, transaction);
+      // Also recomputes its findings, which its dnsName decides in part (hostname_mismatch).
+      await this.findings.setIgnored([{ endpointId: id, ignored: built.record.ignoredFindings }], transaction);
       // Enabled again or moved to another scanner, an endpoint never scanned is due at once.
       if (isScannable(built.record)) await this.endpoints.notifyScanWork([built.record.scannerId], transaction);
       await this.audit.record(actor, { action: 'endpoint:update', targetType: 'endpoint', targetId: id, details: { mode } }, transaction);

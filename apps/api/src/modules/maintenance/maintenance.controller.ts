@@ -32,7 +32,7 @@ export class MaintenanceController {
     description:
       'Needs `settings:view`. ' +
       'The nightly tasks in pipeline order (refresh-root-stores, purge-history, prune-certificates, purge-alert-records), then the ' +
-      'hourly refresh-renewal-info, each with its schedule (cron, UTC), the time, outcome and counts of its last run, and whether a ' +
+      'hourly refresh-renewal-info and check-revocation, each with its schedule (cron, UTC), the time, outcome and counts of its last run, and whether a ' +
       'run is going now (on any replica).',
   })
   @RequirePermission('settings:view')

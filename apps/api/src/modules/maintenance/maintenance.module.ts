@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
+import { RevocationModule } from '../revocation/revocation.module';
 import { TrustModule } from '../trust/trust.module';
 import { MaintenanceController } from './maintenance.controller';
 import { MaintenanceRepository } from './maintenance.repository';
@@ -7,7 +8,7 @@ import { MaintenanceScheduler } from './maintenance.scheduler';
 import { MaintenanceService } from './maintenance.service';
 
 @Module({
-  imports: [TrustModule, RenewalInfoModule],
+  imports: [TrustModule, RenewalInfoModule, RevocationModule],
   controllers: [MaintenanceController],
   providers: [MaintenanceRepository, MaintenanceService, MaintenanceScheduler],
 })

@@ -3,11 +3,14 @@ import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { RenewalInfoRefresher } from '../renewal-info/renewal-info.refresher';
+import { RevocationService } from '../revocation/revocation.service';
 import { RootStoreRefresher } from '../trust/root-store-refresher';
 import { MaintenanceRepository, type MaintenanceTaskName } from './maintenance.repository';
 
 export const MAINTENANCE_SCHEDULE = '30 3 * * *';
-// Renewal windows can move within hours (a CA asking for early renewal): asked hourly, each certificate at most once per Retry-After.
+// Renewal windows can move within hours (a CA asking for early renewal) and revocation cannot wait
+// a night (nor the findings the clock changes): asked hourly, each certificate at most once per
+// Retry-After, each CRL until its nextUpdate.
 export const HOURLY_MAINTENANCE_SCHEDULE = '45 * * * *';
 const SYSTEM: ActorContext = { actor: 'system', actorId: null, requestId: null };
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -43,6 +46,7 @@ export class MaintenanceService {
     private readonly audit: AuditService,
     private readonly rootStores: RootStoreRefresher,
     private readonly renewalInfo: RenewalInfoRefresher,
+    private readonly revocation: RevocationService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -59,6 +63,7 @@ export class MaintenanceService {
       { name: 'prune-certificates', schedule: nightly, run: () => this.maintenance.pruneCertificates() },
       { name: 'purge-alert-records', schedule: nightly, run: () => this.maintenance.purgeAlertRecords() },
       { name: 'refresh-renewal-info', schedule: HOURLY_MAINTENANCE_SCHEDULE, run: () => this.renewalInfo.refresh() },
+      { name: 'check-revocation', schedule: HOURLY_MAINTENANCE_SCHEDULE, run: () => this.revocation.checkAll() },
     ];
   }
 

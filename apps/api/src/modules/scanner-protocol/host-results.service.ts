@@ -4,6 +4,7 @@ import { type ParsedCertificate, parseFirstCertificate } from '@certkeeper/domai
 import { isDatabaseUnreachable } from '../../database/errors';
 import type { Transaction } from '../../database/transaction';
 import { CertificatesService } from '../certificates/certificates.service';
+import { FindingsService } from '../findings/findings.service';
 import { LinksService } from '../links/links.service';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
 import { inRounds } from './result-rounds';
@@ -34,6 +35,7 @@ export class HostResultsService {
     private readonly certificates: CertificatesService,
     private readonly verdicts: TrustVerdictsService,
     private readonly links: LinksService,
+    private readonly findings: FindingsService,
   ) {}
 
   /**
@@ -110,6 +112,12 @@ export class HostResultsService {
                   },
                 ]
               : [],
+          ),
+          transaction,
+        );
+        await this.findings.savePresentedChains(
+          latest.flatMap(({ result, chain }) =>
+            chain.length > 0 ? [{ endpointId: result.endpointId, fingerprints: chain.map((c) => c.fingerprintSha256) }] : [],
           ),
           transaction,
         );

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { HostScanResult, ResultOutcome, SamlScanResult, ScanResult } from '@certkeeper/domain/protocol';
+import { FindingsService } from '../findings/findings.service';
 import { ScannersService } from '../scanners/scanners.service';
 import { HostResultsService } from './host-results.service';
 import { SamlResultsService } from './saml-results.service';
@@ -28,6 +29,7 @@ export class ScanResultsService {
     private readonly scanners: ScannersService,
     private readonly hosts: HostResultsService,
     private readonly samls: SamlResultsService,
+    private readonly findings: FindingsService,
   ) {}
 
   /** The results of one post, checked at the edge (ScanResultsPipe): one outcome each, in order. */
@@ -53,6 +55,8 @@ export class ScanResultsService {
 
     const settle = (index: number, outcome: ResultOutcome) => (outcomes[index] = outcome);
     await Promise.all([this.hosts.apply(scanner.id, hosts, settle), this.samls.apply(scanner.id, samls, settle)]);
+    // A result changes what is wrong with its endpoint (scan_failing, the certificate, the chain, the TLS profile).
+    await this.findings.recompute(outcomes.flatMap((outcome) => (outcome.status === 'accepted' ? [outcome.endpointId] : [])));
     return outcomes;
   }
 }

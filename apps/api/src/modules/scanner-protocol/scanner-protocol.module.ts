@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CertificatesModule } from '../certificates/certificates.module';
 import { DiscoveryModule } from '../discovery/discovery.module';
+import { FindingsModule } from '../findings/findings.module';
 import { LinksModule } from '../links/links.module';
 import { ScannersModule } from '../scanners/scanners.module';
 import { TrustVerdictsModule } from '../trust/trust-verdicts.module';
@@ -20,7 +21,7 @@ import { SweepProtocolController } from './sweep-protocol.controller';
  * modules/discovery.
  */
 @Module({
-  imports: [ScannersModule, CertificatesModule, LinksModule, TrustVerdictsModule, DiscoveryModule],
+  imports: [ScannersModule, CertificatesModule, LinksModule, TrustVerdictsModule, DiscoveryModule, FindingsModule],
   controllers: [ScannerProtocolController, SweepProtocolController],
   providers: [
     ScannerProtocolRepository,

@@ -155,6 +155,15 @@ const SAMPLE_VALUES: Record<EventType, TemplateValues> = {
     WindowEnd: '2029-12-22 00:00 UTC',
     ExplanationURL: 'https://ca.example.com/incident-2029-12',
   },
+  cert_revoked: {
+    EndpointName: 'www.example.com:443, api.example.com:443',
+    EndpointType: 'host',
+    CommonName: 'www.example.com',
+    NotAfter: '2030-01-15 12:00 UTC',
+    Fingerprint: '3f8a9c1e5b7d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a',
+    RevokedAt: '2029-11-02 08:30 UTC',
+    Reason: 'keyCompromise',
+  },
 };
 
 function toDto(eventType: EventType, channel: Channel, override: { subject: string; body: string } | null): TemplateDto {

@@ -3,6 +3,7 @@ import { anchorsFromPemReports, CcadbFormatError, parseCcadbRoots, ROOT_STORE_ID
 import type { ParsedCertificate } from '@certkeeper/domain/x509';
 import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig, CCADB_SOURCES } from '../../config/app-config';
+import { FindingsService } from '../findings/findings.service';
 import { CertificatesService } from '../certificates/certificates.service';
 import { TrustVerdictsService } from './trust-verdicts.service';
 import { DEFAULT_FETCH_LIMITS, describeSource, fetchSourceTexts } from './source-fetch';
@@ -48,6 +49,7 @@ export class RootStoreRefresher {
     private readonly trust: TrustRepository,
     private readonly certificates: CertificatesService,
     private readonly verdicts: TrustVerdictsService,
+    private readonly findings: FindingsService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -84,6 +86,8 @@ export class RootStoreRefresher {
     );
     // After the commit: the full pass reads the new anchors from the database.
     const { evaluated, changed } = await this.verdicts.reevaluateAll();
+    // A changed verdict changes untrusted and long_validity on the endpoints showing it.
+    if (changed > 0) await this.findings.recomputeAll();
     return { anchors, skippedRows: plan.skippedRows, evaluated, changed };
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CertificatesModule } from '../certificates/certificates.module';
+import { FindingsModule } from '../findings/findings.module';
 import { RootStoreRefresher } from './root-store-refresher';
 import { RootStoreSeeder } from './root-store-seeder';
 import { RootStoresController } from './root-stores.controller';
@@ -8,7 +9,7 @@ import { TrustVerdictsModule } from './trust-verdicts.module';
 import { TrustRepository } from './trust.repository';
 
 @Module({
-  imports: [CertificatesModule, TrustVerdictsModule],
+  imports: [CertificatesModule, TrustVerdictsModule, FindingsModule],
   controllers: [RootStoresController],
   providers: [TrustRepository, RootStoreSeeder, RootStoreRefresher, RootStoresService],
   exports: [TrustRepository, RootStoreRefresher],

@@ -63,6 +63,33 @@ function keyDescription(certificate: Certificate): string {
   return `${certificate.keyAlgorithm}${size}${curve}`;
 }
 
+/** The latest check-revocation verdict in one sentence an operator can act on (docs/api-contract.md section 18). */
+function RevocationState({ revocation }: { revocation: Certificate['revocation'] }) {
+  if (revocation === null)
+    return <span className="muted">not checked yet (the hourly check covers certificates in use with a CRL or OCSP address)</span>;
+  const by = revocation.source === 'crl' ? 'CRL' : 'OCSP';
+  const checked = (
+    <span className="muted">
+      {' '}
+      ({by}, checked <DateTime value={revocation.checkedAt} />)
+    </span>
+  );
+  if (revocation.status === 'revoked')
+    return (
+      <>
+        <span className="urgency urgency-critical">Revoked</span> on <DateTime value={revocation.revokedAt} />
+        {revocation.reason ? ` (${revocation.reason})` : ''}: replace it with a newly issued certificate.{checked}
+      </>
+    );
+  if (revocation.status === 'good') return <>Not revoked.{checked}</>;
+  return (
+    <>
+      Unknown: {revocation.error}
+      {checked}
+    </>
+  );
+}
+
 function Facts({ certificate }: { certificate: Certificate }) {
   return (
     <dl className="facts">
@@ -89,6 +116,9 @@ function Facts({ certificate }: { certificate: Certificate }) {
       <Fact term="Valid until">
         <DateTime value={certificate.notAfter} /> (
         <DaysRemaining daysRemaining={certificate.daysRemaining} notAfter={certificate.notAfter} />)
+      </Fact>
+      <Fact term="Revocation">
+        <RevocationState revocation={certificate.revocation} />
       </Fact>
       {certificate.renewalInfo && <RenewalWindow info={certificate.renewalInfo} />}
       <Fact term="Key">{keyDescription(certificate)}</Fact>

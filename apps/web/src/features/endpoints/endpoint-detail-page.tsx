@@ -11,6 +11,7 @@ import { CertificateUpload, CurrentCertificates, HistoricalCertificates } from '
 import { RotationTimeline } from './endpoint-rotations';
 import { ScanHistory, TlsProfile } from './endpoint-scans';
 import { STARTTLS_NAMES } from './endpoint-form';
+import { EndpointFindings } from './endpoint-findings';
 import { EndpointTags } from './endpoint-tags';
 import { SamlMetadata } from './saml-metadata';
 import { ScannerStatus } from '../scanners/scanner-status';
@@ -147,6 +148,7 @@ export function EndpointDetailPage() {
             )}
           </dl>
 
+          <EndpointFindings findings={data.findings} ignored={data.ignoredFindings} />
           <CurrentCertificates certificates={data.currentCertificates} />
           {data.type === 'manual' && mayEdit && <CertificateUpload endpointId={data.id} onUploaded={reload} />}
           {scanned && can('certs:view') && (

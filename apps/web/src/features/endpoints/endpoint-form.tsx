@@ -68,6 +68,8 @@ export interface EndpointFormValues {
   scanExempt: boolean;
   tags: string;
   notes: string;
+  /** Kept as they are: the form's PUT replaces every writable field, and these are set where the findings show. */
+  ignoredFindings: EndpointInput['ignoredFindings'];
 }
 
 export const NEW_ENDPOINT: EndpointFormValues = {
@@ -83,6 +85,7 @@ export const NEW_ENDPOINT: EndpointFormValues = {
   scanExempt: false,
   tags: '',
   notes: '',
+  ignoredFindings: [],
 };
 
 export function valuesOf(endpoint: Schemas['EndpointResponseDto']): EndpointFormValues {
@@ -99,6 +102,7 @@ export function valuesOf(endpoint: Schemas['EndpointResponseDto']): EndpointForm
     scanExempt: endpoint.scanExempt,
     tags: endpoint.tags.join(', '),
     notes: endpoint.notes,
+    ignoredFindings: endpoint.ignoredFindings,
   };
 }
 
@@ -140,6 +144,7 @@ function bodyOf(values: EndpointFormValues): EndpointInput {
     scanExempt: values.scanExempt,
     notes: values.notes,
     tags: splitList(values.tags),
+    ignoredFindings: values.ignoredFindings,
     // The generated type requires the defaulted port; the API ignores it for other types.
     port: 443,
     // A port that is not a number is sent as written, for the API to name the problem.

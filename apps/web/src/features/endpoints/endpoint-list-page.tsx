@@ -12,6 +12,7 @@ import { PAGE_SIZE, Pager, parseBool, rangeText, useListAddress } from '../../ui
 import { SortHeader } from '../../ui/sort-header';
 import { useThresholds } from '../../ui/thresholds';
 import { useApiQuery } from '../../ui/use-api-query';
+import { FINDING_CODES, FINDING_LABELS, FindingBadges } from './endpoint-findings';
 import '../../ui/card-table.css';
 
 type SortField = 'name' | 'daysRemaining' | 'lastScannedAt' | 'createdAt';
@@ -90,6 +91,9 @@ export function EndpointListPage() {
   // Natural name order ("App 2" before "App 10") is the API's default and the list's.
   const sort: Sort = SORTS.find((candidate) => candidate === sortParam) ?? 'name';
   const expiresWithin = params.get('expires_within') ?? '';
+  const findingParam = params.get('finding');
+  const finding = FINDING_CODES.find((code) => code === findingParam);
+  const hasFindings = parseBool(params.get('has_findings'));
   const [search, setSearch] = useState(q);
   const [tagInput, setTagInput] = useState(tags.join(', '));
   const [withinInput, setWithinInput] = useState(expiresWithin);
@@ -114,6 +118,8 @@ export function EndpointListPage() {
     superseded,
     tag: tags.length > 0 ? tags : undefined,
     expires_within: /^\d+$/.test(expiresWithin) ? Number(expiresWithin) : undefined,
+    finding: finding ? [finding] : undefined,
+    has_findings: hasFindings,
     sort,
   };
   const { data, error, loading } = useApiQuery(params.toString(), () =>
@@ -198,6 +204,27 @@ export function EndpointListPage() {
           options={RENEWAL_OPTIONS}
           onChange={(value) => update({ superseded: value })}
         />
+        <div className="field">
+          <label htmlFor="filter-finding">Findings</label>
+          <select
+            id="filter-finding"
+            value={finding ?? (hasFindings === undefined ? '' : String(hasFindings))}
+            onChange={(e) => {
+              const value = e.target.value;
+              const byCode = FINDING_CODES.find((code) => code === value);
+              update({ finding: byCode ?? null, has_findings: byCode || value === '' ? null : value });
+            }}
+          >
+            <option value="">Any</option>
+            <option value="true">Any finding</option>
+            <option value="false">No findings</option>
+            {FINDING_CODES.map((code) => (
+              <option key={code} value={code}>
+                {FINDING_LABELS[code]}
+              </option>
+            ))}
+          </select>
+        </div>
         <button type="submit">Apply</button>
       </form>
 
@@ -214,6 +241,7 @@ export function EndpointListPage() {
                 <SortHeader label="Name" field="name" sort={sort} onSort={onSort} />
                 <SortHeader label="Days remaining" field="daysRemaining" sort={sort} onSort={onSort} />
                 <th scope="col">Health</th>
+                <th scope="col">Findings</th>
                 <th scope="col">Type</th>
                 <th scope="col">Target</th>
                 <th scope="col">Tags</th>
@@ -242,6 +270,9 @@ export function EndpointListPage() {
                         <span aria-hidden="true">⚠</span> Renewal not deployed
                       </div>
                     )}
+                  </td>
+                  <td data-label="Findings">
+                    <FindingBadges findings={endpoint.findings} />
                   </td>
                   <td data-label="Type">{endpoint.type}</td>
                   <td data-label="Target">

@@ -17,6 +17,7 @@ const EVENT_NAMES: Record<Template['eventType'], string> = {
   renewal_overdue: 'Renewal overdue',
   rotation_regression: 'Renewal made things worse',
   renewal_not_deployed: 'Renewal not deployed',
+  cert_revoked: 'Certificate revoked',
 };
 
 /** The e-mail templates of the alerts: edited, previewed by the server's renderer, reset to the default. */

@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { ExpiryFacts } from './expiry-facts';
+import { RevocationFacts } from './revocation-facts';
 import type { FactLoader } from './fact-loader';
 import { RenewalFacts } from './renewal-facts';
 import { RenewalInfoFacts } from './renewal-info-facts';
@@ -11,6 +12,8 @@ const FACT_LOADER_CLASSES = [
   RenewalInfoFacts,
   // rotation_regression and renewal_not_deployed (docs/api-contract.md section 16)
   RenewalFacts,
+  // Revocation (docs/api-contract.md section 18).
+  RevocationFacts,
 ];
 
 export const FACT_LOADERS = Symbol('FACT_LOADERS');

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { FindingsRepository } from './findings.repository';
+import { FindingsService } from './findings.service';
+
+/** Each endpoint's stored findings (docs/api-contract.md section 18): the one place they are computed and written. */
+@Module({
+  providers: [FindingsRepository, FindingsService],
+  exports: [FindingsService],
+})
+export class FindingsModule {}

@@ -1,0 +1,164 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../database/transaction';
+import type { EndpointType } from '../endpoints/endpoint.entity';
+import { inSubscriptionScope } from '../expiry/subscription-scope';
+import type { FindingCertificate, FindingInputs } from '@certkeeper/domain';
+
+/** An endpoint's findings inputs as stored, with what it shows now. */
+export interface StoredFindingInputs extends Omit<FindingInputs, 'renewal'> {
+  endpointId: string;
+  codes: string[];
+  ignored: string[];
+}
+
+/** A row of the dashboard's findingEndpoints panel. */
+export interface FindingEndpointRow {
+  id: string;
+  name: string;
+  type: EndpointType;
+  codes: string[];
+}
+
+type InputRow = Omit<StoredFindingInputs, 'currentCertificates'> & {
+  currentCertificates: (Omit<FindingCertificate, 'notBefore' | 'notAfter'> & { notBefore: string; notAfter: string })[];
+};
+
+@Injectable()
+export class FindingsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** What the findings of these endpoints are computed from: endpoint, current certificates, their revocation, latest scan and profile. */
+  async loadInputs(endpointIds: readonly string[], transaction?: Transaction): Promise<StoredFindingInputs[]> {
+    if (endpointIds.length === 0) return [];
+    const rows = await (transaction ?? this.dataSource.manager).query<InputRow[]>(
+      `SELECT e.id AS "endpointId", e.type, e.dns_name AS "dnsName", e.error_since AS "errorSince",
+              coalesce(f.codes, '{}') AS codes, coalesce(f.ignored, '{}') AS ignored,
+              latest.chain_complete AS "chainComplete",
+              coalesce(p.versions, '[]'::jsonb) AS "tlsVersions",
+              coalesce((
+                SELECT json_agg(json_build_object(
+                         'commonName', c.common_name, 'sans', c.sans, 'notBefore', c.not_before, 'notAfter', c.not_after,
+                         'keyAlgorithm', c.key_algorithm, 'keySize', c.key_size, 'signatureAlgorithm', c.signature_algorithm,
+                         'selfSigned', c.self_signed, 'trustedBy', c.trusted_by, 'isLeaf', l.cert_use = 'tls',
+                         'revocationStatus', r.status))
+                  FROM endpoint_certificates l
+                  JOIN certificates c ON c.fingerprint = l.fingerprint
+                  LEFT JOIN certificate_revocations r ON r.fingerprint = c.fingerprint
+                 WHERE l.endpoint_id = e.id AND l.is_current), '[]') AS "currentCertificates",
+              -- The intermediates the server sent: a root it sent too is trusted by itself, whatever signs it.
+              coalesce((
+                SELECT array_agg(c.signature_algorithm)
+                  FROM unnest(f.presented_chain[2:]) AS presented(fingerprint)
+                  JOIN certificates c ON c.fingerprint = presented.fingerprint
+                 WHERE NOT c.self_signed), '{}') AS "presentedIntermediateSignatures"
+         FROM endpoints e
+         LEFT JOIN endpoint_findings f ON f.endpoint_id = e.id
+         LEFT JOIN endpoint_tls_profiles p ON p.endpoint_id = e.id AND e.type = 'host'
+         LEFT JOIN LATERAL (
+           SELECT h.chain_complete FROM scan_history h
+            WHERE h.endpoint_id = e.id AND h.success ORDER BY h.scanned_at DESC LIMIT 1
+         ) latest ON e.type = 'host'
+        WHERE e.id = ANY($1::uuid[])`,
+      [endpointIds],
+    );
+    return rows.map((row) => ({
+      ...row,
+      currentCertificates: row.currentCertificates.map((c) => ({ ...c, notBefore: new Date(c.notBefore), notAfter: new Date(c.notAfter) })),
+    }));
+  }
+
+  /** Endpoint ids after `afterId` in id order, a page at a time, for a pass over every endpoint. */
+  async endpointIdsAfter(afterId: string | null, limit: number): Promise<string[]> {
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      'SELECT id FROM endpoints WHERE $1::uuid IS NULL OR id > $1::uuid ORDER BY id LIMIT $2',
+      [afterId, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The endpoints on which any of these certificates is current. */
+  async endpointIdsShowing(fingerprints: readonly string[]): Promise<string[]> {
+    if (fingerprints.length === 0) return [];
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      'SELECT DISTINCT endpoint_id AS id FROM endpoint_certificates WHERE is_current AND fingerprint = ANY($1::text[])',
+      [fingerprints],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Stores the codes each endpoint shows now. */
+  async saveCodes(rows: { endpointId: string; codes: string[] }[], at: Date, transaction?: Transaction): Promise<void> {
+    if (rows.length === 0) return;
+    await (transaction ?? this.dataSource.manager).query(
+      `INSERT INTO endpoint_findings AS f (endpoint_id, codes, computed_at)
+       SELECT r."endpointId", ARRAY(SELECT jsonb_array_elements_text(r.codes)), $2
+         FROM jsonb_to_recordset($1::jsonb) AS r("endpointId" uuid, codes jsonb)
+         JOIN endpoints e ON e.id = r."endpointId"
+       ON CONFLICT (endpoint_id) DO UPDATE SET codes = EXCLUDED.codes, computed_at = EXCLUDED.computed_at`,
+      [JSON.stringify(rows), at],
+    );
+  }
+
+  /** Replaces the codes these endpoints ignore (their findings are recomputed after). */
+  saveIgnored(rows: { endpointId: string; ignored: string[] }[], transaction: Transaction): Promise<void> {
+    return this.saveList(
+      'ignored',
+      rows.map((row) => ({ endpointId: row.endpointId, items: row.ignored })),
+      transaction,
+    );
+  }
+
+  /** host: the chain each endpoint's latest successful scan presented, leaf first. */
+  savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<void> {
+    return this.saveList(
+      'presented_chain',
+      rows.map((row) => ({ endpointId: row.endpointId, items: row.fingerprints })),
+      transaction,
+    );
+  }
+
+  /** Replaces one text[] input column of these endpoints' rows, creating the rows that are missing. */
+  private async saveList(column: 'ignored' | 'presented_chain', rows: { endpointId: string; items: string[] }[], transaction: Transaction) {
+    if (rows.length === 0) return;
+    await transaction.query(
+      `INSERT INTO endpoint_findings AS f (endpoint_id, ${column})
+       SELECT r."endpointId", ARRAY(SELECT jsonb_array_elements_text(r.items))
+         FROM jsonb_to_recordset($1::jsonb) AS r("endpointId" uuid, items jsonb)
+       ON CONFLICT (endpoint_id) DO UPDATE SET ${column} = EXCLUDED.${column}`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  /** Endpoints in scope showing each code: the dashboard's counts.findings. */
+  async countByCode(subscriptions: readonly string[]): Promise<Record<string, number>> {
+    const rows = await this.dataSource.query<{ code: string; endpoints: number }[]>(
+      `SELECT code, count(*)::int AS endpoints
+         FROM endpoint_findings f
+         JOIN endpoints e ON e.id = f.endpoint_id
+         CROSS JOIN LATERAL unnest(f.codes) AS code
+        WHERE ${inSubscriptionScope('e', '$1')}
+        GROUP BY code`,
+      [subscriptions],
+    );
+    return Object.fromEntries(rows.map((row) => [row.code, row.endpoints]));
+  }
+
+  /** Endpoints in scope showing a finding: those with a critical one first, then by how many they show, then by name. */
+  findEndpointsWithFindings(
+    subscriptions: readonly string[],
+    criticalCodes: readonly string[],
+    limit: number,
+  ): Promise<FindingEndpointRow[]> {
+    return this.dataSource.query<FindingEndpointRow[]>(
+      `SELECT e.id, e.name, e.type, f.codes
+         FROM endpoint_findings f
+         JOIN endpoints e ON e.id = f.endpoint_id
+        WHERE f.codes <> '{}' AND ${inSubscriptionScope('e', '$1')}
+        ORDER BY f.codes && $2::text[] DESC, cardinality(f.codes) DESC, e.name COLLATE certkeeper_natural, e.id
+        LIMIT $3`,
+      [subscriptions, criticalCodes, limit],
+    );
+  }
+}

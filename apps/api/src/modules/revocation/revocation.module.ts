@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { FindingsModule } from '../findings/findings.module';
+import { RevocationRepository } from './revocation.repository';
+import { RevocationService } from './revocation.service';
+
+/** Revocation (docs/api-contract.md section 18): the check-revocation task's work and each certificate's latest status. */
+@Module({
+  imports: [FindingsModule],
+  providers: [RevocationRepository, RevocationService],
+  exports: [RevocationRepository, RevocationService],
+})
+export class RevocationModule {}

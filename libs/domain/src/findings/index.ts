@@ -1,0 +1,2 @@
+export * from './finding-codes';
+export * from './evaluate-findings';

@@ -1,0 +1,2 @@
+export * from './crl';
+export * from './ocsp';
