@@ -263,12 +263,18 @@ describe('settings', () => {
         string,
         unknown
       >[];
-      expect(templates.map((x) => [x.eventType, x.channel, x.isCustom])).toEqual([
-        ['cert_expiring', 'email', false],
-        ['cert_expired', 'email', false],
-      ]);
-      expect(templates[0].variables).toEqual(['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint']);
-      expect(templates[1].variables).not.toContain('DaysRemaining');
+      // Every event type on e-mail and the chat channels; webhooks carry data, not templates (docs/api-contract.md section 17).
+      expect(templates.map((x) => [x.eventType, x.channel, x.isCustom])).toEqual(
+        ['cert_expiring', 'cert_expired'].flatMap((eventType) =>
+          ['email', 'slack', 'teams', 'ntfy', 'pagerduty'].map((channel) => [eventType, channel, false]),
+        ),
+      );
+      const variablesOf = (eventType: string) =>
+        new Set(templates.filter((x) => x.eventType === eventType).map((x) => JSON.stringify(x.variables)));
+      expect(variablesOf('cert_expiring')).toEqual(
+        new Set([JSON.stringify(['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'])]),
+      );
+      expect([...variablesOf('cert_expired')].join()).not.toContain('DaysRemaining');
     });
 
     it('saves an override, refuses bad ones with 400, 404s unknown keys, and restores the default on delete', async () => {

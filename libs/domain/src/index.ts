@@ -11,6 +11,7 @@ export * from './concurrency';
 export * from './alert-bucket';
 export * from './alert-policy';
 export * from './notification-events';
+export * from './notification-digest';
 export * from './tags';
 export * from './templates';
 export * from './trust';

@@ -9,3 +9,4 @@ export * from './local-servers';
 export * from './outbound-guard';
 export * from './loopback-servers';
 export * from './bench-figures';
+export * from './http-receivers';

@@ -19,6 +19,7 @@ import { EndpointListSorts1795345200000 } from './1795345200000-EndpointListSort
 import { AlertLastRun1795348800000 } from './1795348800000-AlertLastRun';
 import { NotificationOutbox1795359600000 } from './1795359600000-NotificationOutbox';
 import { CalendarChangeSignal1795402800000 } from './1795402800000-CalendarChangeSignal';
+import { NotificationChannels1796000000000 } from './1796000000000-NotificationChannels';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   AlertLastRun1795348800000,
   NotificationOutbox1795359600000,
   CalendarChangeSignal1795402800000,
+  NotificationChannels1796000000000,
 ];

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module';
+import { ChannelsModule } from '../channels/channels.module';
 import { ScannersModule } from '../scanners/scanners.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
@@ -9,7 +10,7 @@ import { DashboardService } from './dashboard.service';
 
 /** GET /dashboard: counts and panels per caller, scoped like alerts and calendar feeds. */
 @Module({
-  imports: [AlertsModule, ScannersModule, SettingsModule, UsersModule],
+  imports: [AlertsModule, ChannelsModule, ScannersModule, SettingsModule, UsersModule],
   controllers: [DashboardController],
   providers: [DashboardRepository, DashboardService],
 })

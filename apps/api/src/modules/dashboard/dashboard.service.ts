@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { expiringWithinBefore } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
+import { ChannelsRepository } from '../channels/channels.repository';
 import { AlertsService } from '../alerts/alerts.service';
 import { ScannersService } from '../scanners/scanners.service';
 import { SettingsService } from '../settings/settings.service';
@@ -26,6 +27,7 @@ export class DashboardService {
     private readonly settings: SettingsService,
     private readonly alerts: AlertsService,
     private readonly scanners: ScannersService,
+    private readonly channels: ChannelsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -49,14 +51,15 @@ export class DashboardService {
     return toDashboard({ thresholds, endpoints, links, errorEndpoints, expiring, staleScans, alerting }, now);
   }
 
-  /** Whether anyone will hear of an expiry: mail, the latest alert run, the scanners. Not scoped. */
+  /** Whether anyone will hear of an expiry: mail, the latest alert run, the scanners, the failing channels. Not scoped. */
   private async alerting(): Promise<AlertingState> {
-    const [smtp, lastRun, scanners] = await Promise.all([
+    const [smtp, lastRun, scanners, failingChannels] = await Promise.all([
       this.settings.smtpSettings(),
       this.alerts.lastRun(),
       this.scanners.listScanners(),
+      this.channels.failingChannels(),
     ]);
-    return { mailEnabled: smtp !== null, lastRun, scanners };
+    return { mailEnabled: smtp !== null, lastRun, scanners, failingChannels };
   }
 
   /** scope=all: no restriction (the empty list); otherwise the caller's subscribed tags. */
