@@ -16,7 +16,7 @@ const EVENT_NAMES: Record<Template['eventType'], string> = {
   cert_expired: 'Certificate expired',
 };
 
-/** The e-mail templates of the alerts: edited, previewed by the server's renderer, reset to the default. */
+/** The templates of the alerts, for e-mail and each chat channel: edited, previewed by the server's renderer, reset to the default. */
 export function TemplatesPage() {
   useTitle('Notification templates');
   const { can } = useAuth();
@@ -26,7 +26,7 @@ export function TemplatesPage() {
       <h1>Notification templates</h1>
       <p className="muted">
         Subjects and bodies use <code className="mono">{'{{ .Variable }}'}</code> placeholders. A body with HTML markup is sent as HTML with
-        a text alternative; a body without markup is sent as plain text, line for line.
+        a text alternative; a body without markup is sent as plain text, line for line. Slack, Teams, ntfy and PagerDuty send the text.
       </p>
       {!can('settings:edit') && <ReadOnlyNote />}
       <LoadError message={templates.error} />
