@@ -23,6 +23,8 @@ const EXPECTED_ROWS = [
   /^API peak memory, inventory/,
   /^API peak memory, calendar/,
   /^TLS profile, legacy server/,
+  /^channels: deliveries per second/,
+  /^channels: API peak memory/,
 ];
 
 function main(): void {
