@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MintedCertificate } from '@certkeeper/domain/testing';
+import { parseOutboundDeny } from '@certkeeper/net';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { DAY, HOUR } from './support/fake-clock';
@@ -264,6 +265,24 @@ describe('delivering to notification channels', () => {
         httpStatus: 307,
         error: 'the receiver answered HTTP 307, a redirect, which is not followed',
       });
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('sends nothing where OUTBOUND_DENY forbids, and says so without the path', async () => {
+    const deny = parseOutboundDeny('127.0.0.0/8');
+    if (!deny.ok) throw new Error(deny.problem);
+    const w = await channelWorld({ outboundDeny: deny.value });
+    try {
+      const receiver = await w.receiver();
+      const channel = await w.createChannel({ name: 'denied', kind: 'ntfy', url: `${receiver.url}/deniedpathsecret` });
+      await w.onEndpoint('web', await w.expiringIn(3, 'denied.example.com'));
+      expect(await w.run()).toMatchObject({ failed: 1, failures: [{ reason: 'outbound-denied', replyCode: null, count: 1 }] });
+      expect(receiver.requests).toHaveLength(0);
+      const [attempt] = await deliveriesOf(w, channel.id);
+      expect(attempt.error).toBe('refused by OUTBOUND_DENY: 127.0.0.1 is in 127.0.0.0/8');
+      expect(JSON.stringify(w.t.logs)).not.toContain('deniedpathsecret');
     } finally {
       await w.close();
     }
