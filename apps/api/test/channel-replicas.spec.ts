@@ -1,12 +1,8 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { type HttpReceiver, startHttpReceiver } from '@certkeeper/net/testing';
 import { DAY } from './support/fake-clock';
-import { type RunningService, startService, stopService, sharedServiceEnvironment } from './support/service-process';
-import { createTestDatabase } from './support/test-app';
-import { databaseUrl, withAdminClient } from './support/test-database';
+import { replicaPair } from './support/replica-pair';
+import { type RunningService, stopService } from './support/service-process';
 
 const ADMIN = { email: 'admin@channel-replicas.test', password: 'replica-password-1' };
 
@@ -23,46 +19,14 @@ interface Totals {
  * nothing; the one request in flight goes again with the same webhook-id.
  */
 describe('notification channels on two replicas', () => {
-  let directory: string;
-  let databaseName: string;
-  let a: RunningService;
-  let b: RunningService;
-  let token: string;
+  const replicas = replicaPair('channel-replicas', ADMIN);
+  const call = replicas.call;
   const receivers: HttpReceiver[] = [];
-
+  afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())));
   beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'certkeeper-channel-replicas-'));
-    await chmod(directory, 0o755);
-    databaseName = await createTestDatabase();
-    const env = sharedServiceEnvironment(databaseUrl(databaseName), ADMIN);
-    [a, b] = await Promise.all(['a', 'b'].map((name) => startService({ ...env, DATA_DIR: join(directory, name) })));
-    const login = await fetch(`${a.baseUrl}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    token = ((await login.json()) as { token: string }).token;
     // Channels only: the administrator's e-mail stays out of the counts.
-    expect((await call(b, 'PUT', '/me', JSON.stringify({ notify: false }))).status).toBe(200);
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all([a, b].filter(Boolean).map((replica) => stopService(replica)));
-    await Promise.all(receivers.map((receiver) => receiver.close()));
-    await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
-    await rm(directory, { recursive: true, force: true });
-  }, 60_000);
-
-  async function call(replica: RunningService, method: string, path: string, body?: string, contentType = 'application/json') {
-    const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body,
-      signal: AbortSignal.timeout(120_000),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
-  }
+    expect((await call(replicas.b, 'PUT', '/me', JSON.stringify({ notify: false }))).status).toBe(200);
+  });
 
   async function receiver(...args: Parameters<typeof startHttpReceiver>): Promise<HttpReceiver> {
     const started = await startHttpReceiver(...args);
@@ -71,15 +35,15 @@ describe('notification channels on two replicas', () => {
   }
 
   async function channel(body: Record<string, unknown>): Promise<string> {
-    const created = await call(b, 'POST', '/notification-channels', JSON.stringify(body));
+    const created = await call(replicas.b, 'POST', '/notification-channels', JSON.stringify(body));
     expect(created.status).toBe(201);
     return (created.body as { id: string }).id;
   }
 
   async function disableChannels(): Promise<void> {
-    const list = (await call(b, 'GET', '/notification-channels')).body as { id: string }[];
+    const list = (await call(replicas.b, 'GET', '/notification-channels')).body as { id: string }[];
     for (const { id } of list)
-      expect((await call(b, 'PATCH', `/notification-channels/${id}`, JSON.stringify({ enabled: false }))).status).toBe(200);
+      expect((await call(replicas.b, 'PATCH', `/notification-channels/${id}`, JSON.stringify({ enabled: false }))).status).toBe(200);
   }
 
   /** Manual endpoints tagged `tag` with certificates 10 days from expiry: one 14-day event each. */
@@ -91,9 +55,9 @@ describe('notification channels on two replicas', () => {
         notBefore: new Date(notAfter.getTime() - 90 * DAY),
         notAfter,
       });
-      const created = await call(b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual', tags: [tag] }));
+      const created = await call(replicas.b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual', tags: [tag] }));
       const id = (created.body as { id: string }).id;
-      expect((await call(b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
+      expect((await call(replicas.b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
     }
   }
 
@@ -112,7 +76,7 @@ describe('notification channels on two replicas', () => {
     await channel({ name: 'ntfy', kind: 'ntfy', url: `${ntfy.url}/certs`, tags: ['team:slow'] });
     await expiringCertificates('slow', 8, 'team:slow');
 
-    const [onA, onB] = await Promise.all([runOn(a), runOn(b)]);
+    const [onA, onB] = await Promise.all([runOn(replicas.a), runOn(replicas.b)]);
     expect([onA.status, onB.status]).toEqual([200, 200]);
     // Whichever ran first sent all 24; the other found them delivered.
     expect(onA.totals.alertsSent + onB.totals.alertsSent).toBe(24);
@@ -120,7 +84,7 @@ describe('notification channels on two replicas', () => {
     for (const one of [webhook, slack, ntfy]) expect(one.requests).toHaveLength(8);
     expect(new Set(webhook.requests.map((r) => r.headers['webhook-id'])).size).toBe(8);
     expect(new Set(slack.requests.map((r) => r.body)).size).toBe(8);
-    expect(await runOn(a)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 24, failed: 0, failures: [] } });
+    expect(await runOn(replicas.a)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 24, failed: 0, failures: [] } });
     await disableChannels();
   }, 120_000);
 
@@ -130,7 +94,7 @@ describe('notification channels on two replicas', () => {
       // The third request reaches the receiver; its sender dies before the answer.
       if (index === 2 && !killed) {
         killed = true;
-        void stopService(a, 'SIGKILL');
+        void stopService(replicas.a, 'SIGKILL');
         return 'stall';
       }
       return { status: 200 };
@@ -138,12 +102,12 @@ describe('notification channels on two replicas', () => {
     await channel({ name: 'crash-hook', kind: 'webhook', url: `${hook.url}/in`, tags: ['team:crash'] });
     await expiringCertificates('crash', 6, 'team:crash');
 
-    await call(a, 'POST', '/alerts/run').catch(() => undefined);
+    await call(replicas.a, 'POST', '/alerts/run').catch(() => undefined);
     expect(killed).toBe(true);
     expect(hook.requests).toHaveLength(3);
     const interrupted = hook.requests[2].headers['webhook-id'];
 
-    const afterCrash = await runOn(b);
+    const afterCrash = await runOn(replicas.b);
     expect(afterCrash.status).toBe(200);
     // The two answered before the crash are not sent again; the interrupted one and the three never tried are.
     expect(afterCrash.totals).toEqual({ alertsSent: 4, alreadySent: 2, failed: 0, failures: [] });
@@ -151,6 +115,6 @@ describe('notification channels on two replicas', () => {
     expect(ids).toHaveLength(7);
     expect(new Set(ids).size).toBe(6);
     expect(ids.filter((id) => id === interrupted)).toHaveLength(2);
-    expect(await runOn(b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 6, failed: 0, failures: [] } });
+    expect(await runOn(replicas.b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 6, failed: 0, failures: [] } });
   }, 120_000);
 });
