@@ -9,6 +9,7 @@ import { PlainTextExceptionFilter } from './common/http/plain-text-exception.fil
 import { APP_CONFIG, APPLICATION_ID, type AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { AlertsModule } from './modules/alerts/alerts.module';
+import { ChannelsModule } from './modules/channels/channels.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { AuthModule } from './modules/auth/auth.module';
@@ -72,6 +73,7 @@ export class AppModule {
         ScannerProtocolModule,
         SettingsModule,
         TemplatesModule,
+        ChannelsModule,
         AlertsModule,
         TrustModule,
         MaintenanceModule,

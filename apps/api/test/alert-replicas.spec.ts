@@ -1,19 +1,8 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { DAY } from './support/fake-clock';
-import {
-  callService,
-  type RunningService,
-  sharedServiceEnvironment,
-  signInToService,
-  startService,
-  stopService,
-} from './support/service-process';
-import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
-import { createTestDatabase } from './support/test-app';
-import { databaseUrl, withAdminClient } from './support/test-database';
+import { replicaPair } from './support/replica-pair';
+import { type RunningService, stopService } from './support/service-process';
+import { startSmtpServer, type TestSmtpServer } from './support/smtp';
 
 const ADMIN = { email: 'admin@alert-replicas.test', password: 'replica-password-1' };
 
@@ -30,38 +19,15 @@ interface Totals {
  * server's acceptance and the delivery record's commit (docs/api-contract.md section 6).
  */
 describe('the alert job on two replicas', () => {
-  let directory: string;
-  let databaseName: string;
-  let a: RunningService;
-  let b: RunningService;
-  let token: string;
+  const replicas = replicaPair('alert-replicas', ADMIN);
+  const call = replicas.call;
   const servers: TestSmtpServer[] = [];
-
-  beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'certkeeper-alert-replicas-'));
-    await chmod(directory, 0o755);
-    databaseName = await createTestDatabase();
-    const env = {
-      ...sharedServiceEnvironment(databaseUrl(databaseName), ADMIN),
-    };
-    [a, b] = await Promise.all(['a', 'b'].map((name) => startService({ ...env, DATA_DIR: join(directory, name) })));
-    token = await signInToService(a, ADMIN);
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all([a, b].filter(Boolean).map((replica) => stopService(replica)));
-    await Promise.all(servers.map((server) => server.close()));
-    await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
-    await rm(directory, { recursive: true, force: true });
-  }, 60_000);
-
-  const call = (replica: RunningService, method: string, path: string, body?: string, contentType?: string) =>
-    callService(replica, token, { method, path, body, contentType, timeoutMs: 120_000 });
+  afterAll(() => Promise.all(servers.map((server) => server.close())));
 
   /** Mail through `smtp`; the first administrator (notify on) is the one recipient. */
   async function sendMailTo(smtp: TestSmtpServer): Promise<void> {
-    const mail = mailSettingsFor(smtp);
-    expect((await call(b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
+    const mail = { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    expect((await call(replicas.b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
   }
 
   /** Manual endpoints with certificates 10 days from expiry: one 14-day alert each. */
@@ -74,9 +40,9 @@ describe('the alert job on two replicas', () => {
         notBefore: new Date(notAfter.getTime() - 90 * DAY),
         notAfter,
       });
-      const created = await call(b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual' }));
+      const created = await call(replicas.b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual' }));
       const id = (created.body as { id: string }).id;
-      expect((await call(b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
+      expect((await call(replicas.b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
       minted.push(certificate);
     }
     return minted;
@@ -95,9 +61,9 @@ describe('the alert job on two replicas', () => {
     await expiringCertificates('slow', 24);
 
     const started = Date.now();
-    const first = runOn(a);
+    const first = runOn(replicas.a);
     while (slow.messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    const second = runOn(b);
+    const second = runOn(replicas.b);
     const [onA, onB] = await Promise.all([first, second]);
     // The scenario held: A's run outlasted the statement timeout, and B waited through it.
     expect(Date.now() - started).toBeGreaterThan(30_000);
@@ -114,19 +80,19 @@ describe('the alert job on two replicas', () => {
       onAccepted: async () => {
         if (killed || relay.messages.length !== 3) return;
         killed = true;
-        await stopService(a, 'SIGKILL');
+        await stopService(replicas.a, 'SIGKILL');
       },
     });
     servers.push(relay);
     await sendMailTo(relay);
     await expiringCertificates('crash', 6);
 
-    await call(a, 'POST', '/alerts/run').catch(() => undefined);
+    await call(replicas.a, 'POST', '/alerts/run').catch(() => undefined);
     expect(killed).toBe(true);
     expect(relay.messages).toHaveLength(3);
     const interrupted = relay.messages[2].headers.get('message-id');
 
-    const afterCrash = await runOn(b);
+    const afterCrash = await runOn(replicas.b);
     expect(afterCrash.status).toBe(200);
     // The two recorded before the crash are not sent again; the interrupted one and the three never tried are.
     expect(afterCrash.totals).toEqual({ alertsSent: 4, alreadySent: 24 + 2, failed: 0, failures: [] });
@@ -134,6 +100,6 @@ describe('the alert job on two replicas', () => {
     expect(ids).toHaveLength(7);
     expect(new Set(ids).size).toBe(6);
     expect(ids.filter((id) => id === interrupted)).toHaveLength(2);
-    expect(await runOn(b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 30, failed: 0, failures: [] } });
+    expect(await runOn(replicas.b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 30, failed: 0, failures: [] } });
   }, 120_000);
 });

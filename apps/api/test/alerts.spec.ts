@@ -1,33 +1,26 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
+import type { MintedCertificate } from '@certkeeper/domain/testing';
 import { Client } from 'pg';
 import type { AppConfig } from '../src/config/app-config';
 import { ALERT_JOB_LOCK_KEY } from '../src/database/advisory-lock-keys';
 import { AdvisoryLockWaitExceeded } from '../src/database/advisory-lock';
 import { AlertsScheduler } from '../src/modules/alerts/alerts.scheduler';
 import { AlertsService } from '../src/modules/alerts/alerts.service';
-import { DAY, HOUR } from './support/fake-clock';
+import { type AlertFixtures, alertFixtures } from './support/alert-fixtures';
+import { DAY } from './support/fake-clock';
 import { startSmtpServer, type TestSmtpServer } from './support/smtp';
-import { bearer, createTestApp, createUser, login, manualEndpointWith, ADMIN_EMAIL, type TestApp } from './support/test-app';
-
-interface Totals {
-  alertsSent: number;
-  alreadySent: number;
-  failed: number;
-  failures: { reason: string; replyCode: number | null; count: number }[];
-}
+import { bearer, createTestApp, createUser, login, ADMIN_EMAIL, type TestApp } from './support/test-app';
 
 /** One app, one SMTP server, mail configured; helpers to place certificates in time. */
-async function alertWorld(overrides: Partial<AppConfig> = {}): Promise<{
-  t: TestApp;
-  admin: string;
-  smtp: TestSmtpServer;
-  expiringIn(days: number, cn: string): Promise<MintedCertificate>;
-  onEndpoint(name: string, minted: MintedCertificate, tags?: string[]): Promise<string>;
-  run(): Promise<Totals>;
-  close(): Promise<void>;
-}> {
+async function alertWorld(overrides: Partial<AppConfig> = {}): Promise<
+  AlertFixtures & {
+    t: TestApp;
+    admin: string;
+    smtp: TestSmtpServer;
+    close(): Promise<void>;
+  }
+> {
   const t = await createTestApp(overrides);
   const admin = await login(t);
   const smtp = await startSmtpServer();
@@ -47,19 +40,7 @@ async function alertWorld(overrides: Partial<AppConfig> = {}): Promise<{
     t,
     admin,
     smtp,
-    expiringIn: (days, cn) => {
-      const notAfter = new Date(Math.floor((t.clock.now().getTime() + days * DAY + HOUR) / 1000) * 1000);
-      return mintCertificate({ subject: `CN=${cn}`, notBefore: new Date(notAfter.getTime() - 400 * DAY), notAfter });
-    },
-    onEndpoint: (name, minted, tags = []) => manualEndpointWith(t, admin, name, minted.pem, tags),
-    // A fresh session each time: tests move the clock by days, past the JWT lifetime.
-    run: async () =>
-      (
-        await t.http
-          .post('/api/v1/alerts/run')
-          .set(bearer(await login(t)))
-          .expect(200)
-      ).body as Totals,
+    ...alertFixtures(t),
     close: async () => {
       await smtp.close();
       await t.close();

@@ -38,6 +38,7 @@ interface Dashboard {
     lastRun: { alertsSent: number; alreadySent: number; failed: number } | null;
     pendingFailures: number;
     offlineScanners: { id: string; name: string; lastUsedAt: string | null }[];
+    failingChannels: { id: string; name: string; kind: string; lastError: string }[];
   };
 }
 
@@ -187,7 +188,7 @@ describe('GET /api/v1/dashboard', () => {
     ],
     staleScans: [{ id: ids.E2, name: 'bravo', type: 'host', lastScannedAt: at(-72 * HOUR).toISOString(), scannerId: defaultScannerId }],
     // Mail never configured, no alert run yet, and the default scanner posted the results above.
-    alerting: { mailEnabled: false, lastRunAt: null, lastRun: null, pendingFailures: 0, offlineScanners: [] },
+    alerting: { mailEnabled: false, lastRunAt: null, lastRun: null, pendingFailures: 0, offlineScanners: [], failingChannels: [] },
   });
 
   // counts.findings and findingEndpoints are checked by findings.spec.ts.
@@ -402,6 +403,7 @@ describe('GET /api/v1/dashboard: alerting', () => {
         lastRun: null,
         pendingFailures: 0,
         offlineScanners: offlineDefault(null),
+        failingChannels: [],
       });
 
       // A run with mail off is a run too: nothing sent.

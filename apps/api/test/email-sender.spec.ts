@@ -12,6 +12,9 @@ describe('the e-mail sender', () => {
       address: 'ops@example.com',
       tags: [],
       userId: '0e0f8d1c-7a55-4c1e-9a53-1b2a4f1b2c3d',
+      channelId: null,
+      events: null,
+      digest: null,
     },
     eventType: 'cert_expiring',
     fingerprint: 'ab'.repeat(32),
@@ -24,6 +27,8 @@ describe('the e-mail sender', () => {
       DaysRemaining: '6',
       Fingerprint: 'ab'.repeat(32),
     },
+    eventValues: {},
+    certificate: { fingerprint: 'ab'.repeat(32), commonName: 'web.example.com', notAfter: new Date('2026-06-08T12:00:00Z'), endpoints: [] },
   };
 
   it('is off while mail is, resolves delivered once the relay accepted, failed when it refused, and sends nothing on an aborted signal', async () => {

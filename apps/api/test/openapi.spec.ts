@@ -187,6 +187,7 @@ describe('OpenAPI description', () => {
       'GET /api/v1/discovery/networks/{id}/sweeps',
       'GET /api/v1/endpoints/{id}/history',
       'GET /api/v1/endpoints/{id}/rotations',
+      'GET /api/v1/notification-channels/{id}/deliveries',
       'GET /api/v1/root-stores/{id}/anchors',
     ]);
     expect(operations().find((o) => o.route === 'POST /api/v1/alerts/run')?.op.responses['409'].headers?.['Retry-After']).toEqual(

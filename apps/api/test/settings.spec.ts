@@ -260,20 +260,33 @@ describe('settings', () => {
         string,
         unknown
       >[];
-      expect(templates.map((x) => [x.eventType, x.channel, x.isCustom])).toEqual([
-        ['cert_expiring', 'email', false],
-        ['cert_expired', 'email', false],
-        ['renewal_overdue', 'email', false],
-        ['rotation_regression', 'email', false],
-        ['renewal_not_deployed', 'email', false],
-        ['cert_revoked', 'email', false],
-      ]);
-      expect(templates[0].variables).toEqual(['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint']);
-      expect(templates[1].variables).not.toContain('DaysRemaining');
-      // docs/api-contract.md sections 15 and 16.
-      expect(templates[2].variables).toEqual([...(templates[0].variables as string[]), 'WindowStart', 'WindowEnd', 'ExplanationURL']);
-      expect(templates[3].variables).toEqual([...(templates[0].variables as string[]), 'PreviousFingerprint', 'Regressions']);
-      expect(templates[4].variables).toEqual([...(templates[0].variables as string[]), 'NewFingerprint', 'NewNotBefore']);
+      // Every event type on e-mail and the chat channels; webhooks carry data, not templates (docs/api-contract.md section 17).
+      const eventTypes = [
+        'cert_expiring',
+        'cert_expired',
+        'renewal_overdue',
+        'rotation_regression',
+        'renewal_not_deployed',
+        'cert_revoked',
+      ];
+      expect(templates.map((x) => [x.eventType, x.channel, x.isCustom])).toEqual(
+        eventTypes.flatMap((eventType) => ['email', 'slack', 'teams', 'ntfy', 'pagerduty'].map((channel) => [eventType, channel, false])),
+      );
+      const variablesOf = (eventType: string) =>
+        new Set(templates.filter((x) => x.eventType === eventType).map((x) => JSON.stringify(x.variables)));
+      const expiringVariables = ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'];
+      expect(variablesOf('cert_expiring')).toEqual(new Set([JSON.stringify(expiringVariables)]));
+      expect([...variablesOf('cert_expired')].join()).not.toContain('DaysRemaining');
+      // docs/api-contract.md sections 15, 16 and 18.
+      expect(variablesOf('renewal_overdue')).toEqual(
+        new Set([JSON.stringify([...expiringVariables, 'WindowStart', 'WindowEnd', 'ExplanationURL'])]),
+      );
+      expect(variablesOf('rotation_regression')).toEqual(
+        new Set([JSON.stringify([...expiringVariables, 'PreviousFingerprint', 'Regressions'])]),
+      );
+      expect(variablesOf('renewal_not_deployed')).toEqual(
+        new Set([JSON.stringify([...expiringVariables, 'NewFingerprint', 'NewNotBefore'])]),
+      );
     });
 
     it('saves an override, refuses bad ones with 400, 404s unknown keys, and restores the default on delete', async () => {

@@ -904,6 +904,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notification-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List notification channels
+         * @description Needs `settings:view`. Every channel, by name.
+         */
+        get: operations["listChannels"];
+        put?: never;
+        /**
+         * Create a notification channel
+         * @description Needs `settings:edit`. A webhook, Slack, Teams, ntfy or PagerDuty receiver the alert job serves beside e-mail (docs/api-contract.md section 17). A webhook created without `secret` gets a generated one, answered in `secret` this once. `url` and `secret` are write-only (reads show `urlHost` and `secretSet`); omitted on PUT or PATCH they keep the stored ones, and changing `url` while a secret is stored needs `secret` again (400 otherwise). A webhook secret is `whsec_` and the base64 of 24 to 64 bytes; a PagerDuty channel needs its routing key; Slack and Teams take none. `mode: "daily"` is for slack, teams and ntfy. A 400 names every problem, one per line; a taken name is 409.
+         */
+        post: operations["createChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a notification channel
+         * @description Needs `settings:view`. 404 for an unknown id.
+         */
+        get: operations["getChannel"];
+        /**
+         * Replace a notification channel
+         * @description Needs `settings:edit`. Omitted settings return to their defaults; the kind cannot change. `url` and `secret` are write-only (reads show `urlHost` and `secretSet`); omitted on PUT or PATCH they keep the stored ones, and changing `url` while a secret is stored needs `secret` again (400 otherwise). A webhook secret is `whsec_` and the base64 of 24 to 64 bytes; a PagerDuty channel needs its routing key; Slack and Teams take none. `mode: "daily"` is for slack, teams and ntfy. A 400 names every problem, one per line; a taken name is 409.
+         */
+        put: operations["replaceChannel"];
+        post?: never;
+        /**
+         * Delete a notification channel
+         * @description Needs `settings:edit`. Its deliveries and their log go with it. 404 for an unknown id.
+         */
+        delete: operations["deleteChannel"];
+        options?: never;
+        head?: never;
+        /**
+         * Update some of a notification channel
+         * @description Needs `settings:edit`. Changes only what it names. `url` and `secret` are write-only (reads show `urlHost` and `secretSet`); omitted on PUT or PATCH they keep the stored ones, and changing `url` while a secret is stored needs `secret` again (400 otherwise). A webhook secret is `whsec_` and the base64 of 24 to 64 bytes; a PagerDuty channel needs its routing key; Slack and Teams take none. `mode: "daily"` is for slack, teams and ntfy. A 400 names every problem, one per line; a taken name is 409.
+         */
+        patch: operations["patchChannel"];
+        trace?: never;
+    };
+    "/api/v1/notification-channels/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a notification channel's deliveries
+         * @description Needs `settings:view`. Every attempt to deliver to the channel, newest first: delivered, failed (with why, in our words) or resolved (a PagerDuty incident). A bare array: `limit` 1 to 5000 (default 500) and `offset` choose the window, `X-Total-Count` gives the number of attempts. 404 for an unknown id.
+         */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-channels/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's signing secret
+         * @description Needs `settings:edit`. Generates a new signing secret, answered in `secret` this once; deliveries are signed with it from now on. 400 for a channel that is not a webhook, 404 for an unknown id.
+         */
+        post: operations["rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-channels/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message to a notification channel
+         * @description Needs `settings:edit`. Sends an event of type `test` now, enabled or not, as the alert job would (same request rules: 10-second deadline, no redirect followed, OUTBOUND_DENY); the attempt is logged in its deliveries. 204 when the receiver answered 2xx; 502 saying how it failed otherwise (its HTTP status at most, never its text); 422 when the stored URL or secret cannot be decrypted; 404 for an unknown id.
+         */
+        post: operations["sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/notification-templates": {
         parameters: {
             query?: never;
@@ -913,7 +1029,7 @@ export interface paths {
         };
         /**
          * List notification templates
-         * @description Needs `settings:view`. One row per event type (`cert_expiring`, `cert_expired`, `renewal_overdue`, `rotation_regression`, `renewal_not_deployed`) and channel (`email`): the subject and body in effect, whether they are a custom override, and the variables they may use.
+         * @description Needs `settings:view`. One row per event type and channel (`email`, `slack`, `teams`, `ntfy`, `pagerduty`; webhook bodies are data, not templates): the subject and body in effect, whether they are a custom override, and the variables they may use. The chat channels' defaults are the e-mail default's subject and text.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -1588,6 +1704,8 @@ export interface components {
             failures: components["schemas"]["AlertFailureCountDto"][];
         };
         AlertingDto: {
+            /** @description Enabled notification channels whose last attempt failed (docs/api-contract.md section 17), by name. */
+            failingChannels: components["schemas"]["FailingChannelDto"][];
             /** @description The latest run's totals; null before the first run. */
             lastRun: components["schemas"]["AlertRunTotalsDto"] | null;
             /**
@@ -1770,6 +1888,112 @@ export interface components {
             serialNumber: string;
             /** @description Root stores the certificate chains to. */
             trustedBy: string[];
+        };
+        ChannelDeliveryDto: {
+            /** Format: date-time */
+            at: string;
+            /** @description Why it failed, in our words; null when delivered. */
+            error: string | null;
+            /** @description The event type, `test` for a test message, `digest` for a daily message. */
+            eventType: string;
+            /** @description Null for a test or a digest. */
+            fingerprint: string | null;
+            /**
+             * Format: int32
+             * @description The HTTP status the receiver answered; null when it did not answer.
+             */
+            httpStatus: number | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "delivered" | "failed" | "resolved";
+            /**
+             * Format: int32
+             * @description The bucket; null for a test or a digest.
+             */
+            threshold: number | null;
+        };
+        ChannelInputDto: {
+            /**
+             * Format: int32
+             * @description UTC hour of the daily digest.
+             * @default 8
+             */
+            digestHour: number;
+            /** @default true */
+            enabled: boolean;
+            /** @description The event types the channel hears, a non-empty subset; default every one. */
+            events?: ("cert_expiring" | "cert_expired" | "renewal_overdue" | "rotation_regression" | "renewal_not_deployed" | "cert_revoked")[];
+            /** @enum {string} */
+            kind: "webhook" | "slack" | "teams" | "ntfy" | "pagerduty";
+            /**
+             * @description `daily` gathers what fell due into one message at `digestHour` (slack, teams and ntfy only).
+             * @default immediate
+             * @enum {string}
+             */
+            mode: "immediate" | "daily";
+            /** @description Unique among channels. */
+            name: string;
+            /** @description Write-only. webhook: the signing secret, `whsec_` and the base64 of 24 to 64 bytes (generated when omitted on create); ntfy: the access token, optional; pagerduty: the routing key, required; slack and teams take none. Omitted or null on PUT and PATCH keeps the stored one; `""` clears an ntfy token. */
+            secret?: string | null;
+            /** @description Empty (the default): every endpoint; otherwise endpoints sharing one of them. */
+            tags?: string[];
+            /** @description Where the channel posts: the webhook receiver, the Slack or Teams incoming-webhook URL, the ntfy topic URL, or the PagerDuty Events API (default `https://events.pagerduty.com/v2/enqueue`). Write-only: reads show `urlHost`. Omitted on PUT and PATCH keeps the stored one; changing it while a secret is stored needs `secret` again. */
+            url?: string;
+        };
+        ChannelResponseDto: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: int32 */
+            digestHour: number;
+            enabled: boolean;
+            events: ("cert_expiring" | "cert_expired" | "renewal_overdue" | "rotation_regression" | "renewal_not_deployed" | "cert_revoked")[];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "webhook" | "slack" | "teams" | "ntfy" | "pagerduty";
+            /** Format: date-time */
+            lastDeliveryAt: string | null;
+            /** @description The last attempt's failure in Certkeeper's words (never the receiver's text); null once one succeeded. */
+            lastError: string | null;
+            /** @enum {string} */
+            mode: "immediate" | "daily";
+            name: string;
+            /** @description Whether a secret (signing secret, token or routing key) is stored. */
+            secretSet: boolean;
+            tags: string[];
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The host (and port) of the stored URL; the URL itself is never shown. */
+            urlHost: string;
+        };
+        ChannelWithSecretDto: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: int32 */
+            digestHour: number;
+            enabled: boolean;
+            events: ("cert_expiring" | "cert_expired" | "renewal_overdue" | "rotation_regression" | "renewal_not_deployed" | "cert_revoked")[];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "webhook" | "slack" | "teams" | "ntfy" | "pagerduty";
+            /** Format: date-time */
+            lastDeliveryAt: string | null;
+            /** @description The last attempt's failure in Certkeeper's words (never the receiver's text); null once one succeeded. */
+            lastError: string | null;
+            /** @enum {string} */
+            mode: "immediate" | "daily";
+            name: string;
+            /** @description The generated webhook signing secret, answered only here: store it in the receiver now. Absent when the caller chose it. */
+            secret?: string;
+            /** @description Whether a secret (signing secret, token or routing key) is stored. */
+            secretSet: boolean;
+            tags: string[];
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The host (and port) of the stored URL; the URL itself is never shown. */
+            urlHost: string;
         };
         CreateApiKeyDto: {
             /**
@@ -2233,6 +2457,15 @@ export interface components {
              */
             days: number;
         };
+        FailingChannelDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "webhook" | "slack" | "teams" | "ntfy" | "pagerduty";
+            /** @description Why its last attempt failed, in Certkeeper's words. */
+            lastError: string;
+            name: string;
+        };
         FindingDto: {
             /** @enum {string} */
             code: "expired" | "not_yet_valid" | "revoked" | "hostname_mismatch" | "scan_failing" | "untrusted" | "chain_incomplete" | "self_signed" | "weak_key" | "weak_signature" | "legacy_protocol" | "weak_cipher" | "renewal_overdue" | "renewal_not_deployed" | "long_validity";
@@ -2574,6 +2807,37 @@ export interface components {
             offset: number;
             /** Format: int64 */
             totalCount: number;
+        };
+        PatchChannelDto: {
+            /**
+             * Format: int32
+             * @description UTC hour of the daily digest.
+             * @default 8
+             */
+            digestHour: number;
+            /** @default true */
+            enabled: boolean;
+            /** @description The event types the channel hears, a non-empty subset; default every one. */
+            events?: ("cert_expiring" | "cert_expired" | "renewal_overdue" | "rotation_regression" | "renewal_not_deployed" | "cert_revoked")[];
+            /**
+             * @description Only the kind the channel has: a channel never changes kind.
+             * @enum {string}
+             */
+            kind?: "webhook" | "slack" | "teams" | "ntfy" | "pagerduty";
+            /**
+             * @description `daily` gathers what fell due into one message at `digestHour` (slack, teams and ntfy only).
+             * @default immediate
+             * @enum {string}
+             */
+            mode: "immediate" | "daily";
+            /** @description Unique among channels. */
+            name?: string;
+            /** @description Write-only. webhook: the signing secret, `whsec_` and the base64 of 24 to 64 bytes (generated when omitted on create); ntfy: the access token, optional; pagerduty: the routing key, required; slack and teams take none. Omitted or null on PUT and PATCH keeps the stored one; `""` clears an ntfy token. */
+            secret?: string | null;
+            /** @description Empty (the default): every endpoint; otherwise endpoints sharing one of them. */
+            tags?: string[];
+            /** @description Where the channel posts: the webhook receiver, the Slack or Teams incoming-webhook URL, the ntfy topic URL, or the PagerDuty Events API (default `https://events.pagerduty.com/v2/enqueue`). Write-only: reads show `urlHost`. Omitted on PUT and PATCH keeps the stored one; changing it while a secret is stored needs `secret` again. */
+            url?: string;
         };
         PatchNetworkDto: {
             /**
@@ -2998,7 +3262,7 @@ export interface components {
             /** @description HTML with `{{ .Variable }}` placeholders, sent with a text alternative derived from it; a body without any markup (no tag, comment or character reference) is plain text and is sent as text/plain, line for line. */
             body: string;
             /** @enum {string} */
-            channel: "email";
+            channel: "email" | "slack" | "teams" | "ntfy" | "pagerduty";
             /** @enum {string} */
             eventType: "cert_expiring" | "cert_expired" | "renewal_overdue" | "rotation_regression" | "renewal_not_deployed" | "cert_revoked";
             /** @description false: the built-in default applies. */
@@ -8222,6 +8486,853 @@ export interface operations {
             };
             /** @description Unexpected failure; the body names the request id to find in the logs. */
             500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    listChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponseDto"][];
+                };
+            };
+            /** @description The URL contains a NUL character, or the request has a non-empty body and this route takes none. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    createChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelInputDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelWithSecretDto"];
+                };
+            };
+            /** @description A field or a rule between fields is not met; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponseDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    replaceChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelInputDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponseDto"];
+                };
+            };
+            /** @description A field or a rule between fields is not met; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    deleteChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    patchChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchChannelDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelResponseDto"];
+                };
+            };
+            /** @description A field or a rule between fields is not met; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The name is taken. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The body is compressed (Content-Encoding), or of a media type the route does not read. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description X-Total-Count gives the full size. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelDeliveryDto"][];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelWithSecretDto"];
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    sendTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receiver answered 2xx. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks settings:edit, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The stored URL or secret cannot be decrypted with the current ENCRYPTION_KEY. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The receiver did not answer 2xx, or could not be reached. */
+            502: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -14,6 +14,7 @@ export * from './lifetime-thresholds';
 export * from './renewal-info';
 export * from './notification-events';
 export * from './renewals';
+export * from './notification-digest';
 export * from './tags';
 export * from './templates';
 export * from './trust';

@@ -49,6 +49,7 @@ describe('boundedFetch over http', () => {
     expect(result).toEqual({
       ok: true,
       body: Buffer.from('whole body'),
+      status: 200,
       finalUrl: `${url}/doc`,
       remoteAddress: '127.0.0.1',
       headers: expect.objectContaining({ 'retry-after': '120' }),
@@ -59,8 +60,40 @@ describe('boundedFetch over http', () => {
   it('follows redirects within the limit, and names the redirecting hop beyond it', async () => {
     const url = await serve(redirectChain);
     await expect(fetch(`${url}/hop/5`)).resolves.toMatchObject({ ok: true, finalUrl: `${url}/hop/0` });
-    await expect(fetch(`${url}/hop/6`)).resolves.toEqual({ ok: false, failure: { kind: 'too-many-redirects' }, finalUrl: `${url}/hop/1` });
+    await expect(fetch(`${url}/hop/6`)).resolves.toEqual({
+      ok: false,
+      failure: { kind: 'too-many-redirects', status: 307 },
+      finalUrl: `${url}/hop/1`,
+    });
     await expect(fetch(`${url}/hop/1`, { maxRedirects: 0 })).resolves.toMatchObject({ ok: false, failure: { kind: 'too-many-redirects' } });
+  });
+
+  it('POSTs the body with its length, succeeds on any 2xx and follows no redirect when given none', async () => {
+    const received: { method?: string; length?: string; body: string }[] = [];
+    let status = 202;
+    const url = await serve((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ method: req.method, length: req.headers['content-length'], body: Buffer.concat(chunks).toString() });
+        res.writeHead(status, status === 302 ? { location: '/elsewhere' } : {}).end();
+      });
+    });
+    const post = () => fetch(`${url}/hook`, { method: 'POST', body: '{"a":1}', maxRedirects: 0 });
+    await expect(post()).resolves.toMatchObject({ ok: true, status: 202, body: Buffer.alloc(0) });
+    status = 204;
+    await expect(post()).resolves.toMatchObject({ ok: true, status: 204 });
+    status = 302;
+    await expect(post()).resolves.toMatchObject({ ok: false, failure: { kind: 'too-many-redirects', status: 302 } });
+    status = 500;
+    await expect(post()).resolves.toMatchObject({ ok: false, failure: { kind: 'http-status', status: 500 } });
+    expect(received).toHaveLength(4);
+    expect(received[0]).toEqual({ method: 'POST', length: '7', body: '{"a":1}' });
+  });
+
+  it('reads only 200 as success for a GET', async () => {
+    const url = await serve((_req, res) => res.writeHead(202).end('accepted'));
+    await expect(fetch(url)).resolves.toMatchObject({ ok: false, failure: { kind: 'http-status', status: 202 } });
   });
 
   it.each(['file:///etc/passwd', 'ftp://ftp.example.org/metadata.xml', 'javascript:alert(1)'])(
@@ -175,6 +208,7 @@ describe('boundedFetch of a file (allowFile)', () => {
     await expect(fetch(url, { allowFile: true })).resolves.toEqual({
       ok: true,
       body: Buffer.from('a,b\n'),
+      status: null,
       finalUrl: url,
       remoteAddress: null,
       headers: {},

@@ -27,6 +27,12 @@ export interface BoundedFetchOptions {
   signal?: AbortSignal;
   /** Request headers, such as accept and user-agent. `accept-encoding: identity` is always sent. */
   headers?: Record<string, string>;
+  /**
+   * POST sends `body` and succeeds on any 2xx (receivers of notifications answer 200, 202 or 204);
+   * GET, the default, on 200 only. A redirect is never followed with the body: give a POST no redirects.
+   */
+  method?: 'GET' | 'POST';
+  body?: string | Buffer;
 }
 
 /** Why a fetch failed, for each caller to put in its own words. */
@@ -40,14 +46,14 @@ export type BoundedFetchFailure =
   | { kind: 'connect-timeout' }
   | { kind: 'timeout' }
   | { kind: 'cancelled' }
-  /** Any answer but 200 and the five redirect statuses. */
+  /** Any answer but 200 (any 2xx for a POST) and the five redirect statuses. */
   | { kind: 'http-status'; status: number; statusMessage: string }
   /** A compressed body: its size says nothing of the document's, so it is never read. */
   | { kind: 'content-encoding'; encoding: string }
   | { kind: 'too-large' }
   /** The connection closed before the whole body arrived (or before Content-Length was reached). */
   | { kind: 'cut-short'; received: number; declared: number | null }
-  | { kind: 'too-many-redirects' }
+  | { kind: 'too-many-redirects'; status: number }
   | { kind: 'redirect-without-location' }
   | { kind: 'redirect-invalid'; location: string }
   /** A redirect to anything but http or https (file: included). */
@@ -62,6 +68,8 @@ export type BoundedFetchResult =
   | {
       ok: true;
       body: Buffer;
+      /** The answer's HTTP status; null for a file. */
+      status: number | null;
       /** The address the body came from, after redirects. */
       finalUrl: string;
       /** The remote end of the last hop's connection; null for a file. */
@@ -78,8 +86,8 @@ const HTTP_PROTOCOLS = new Set(['http:', 'https:']);
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 type Hop =
-  | { kind: 'body'; body: Buffer; remoteAddress: string | null; headers: IncomingHttpHeaders }
-  | { kind: 'redirect'; location: string | undefined }
+  | { kind: 'body'; body: Buffer; status: number; remoteAddress: string | null; headers: IncomingHttpHeaders }
+  | { kind: 'redirect'; status: number; location: string | undefined }
   | Failed;
 type Failed = { kind: 'failed'; failure: BoundedFetchFailure };
 
@@ -125,9 +133,18 @@ async function followRedirects(
       case 'failed':
         return { ok: false, failure: hop.failure, finalUrl: current.href };
       case 'body':
-        return { ok: true, body: hop.body, finalUrl: current.href, remoteAddress: hop.remoteAddress, headers: hop.headers };
+        return {
+          ok: true,
+          body: hop.body,
+          status: hop.status,
+          finalUrl: current.href,
+          remoteAddress: hop.remoteAddress,
+          headers: hop.headers,
+        };
       case 'redirect': {
-        if (redirects >= options.maxRedirects) return { ok: false, failure: { kind: 'too-many-redirects' }, finalUrl: current.href };
+        if (redirects >= options.maxRedirects) {
+          return { ok: false, failure: { kind: 'too-many-redirects', status: hop.status }, finalUrl: current.href };
+        }
         const next = redirectTarget(current, hop.location);
         if ('kind' in next) return { ok: false, failure: next, finalUrl: current.href };
         current = next;
@@ -171,9 +188,10 @@ function requestOnce(url: URL, options: BoundedFetchOptions, signal: AbortSignal
     const fail = (failure: BoundedFetchFailure) => settle({ kind: 'failed', failure: signal.aborted ? abortFailure() : failure });
 
     // A one-off agent: no pooled socket outlives the fetch, and the connect deadline measures a real connect.
+    const body = options.method === 'POST' ? Buffer.from(options.body ?? '') : null;
     const requestOptions: RequestOptions = {
-      method: 'GET',
-      headers: { ...options.headers, 'accept-encoding': 'identity' },
+      method: options.method ?? 'GET',
+      headers: { ...options.headers, 'accept-encoding': 'identity', ...(body ? { 'content-length': String(body.length) } : {}) },
       signal,
       agent: false,
       ...(lookup ? { lookup } : {}),
@@ -182,9 +200,15 @@ function requestOnce(url: URL, options: BoundedFetchOptions, signal: AbortSignal
       responded = true;
       // Read now: the socket forgets its peer once closed.
       const remoteAddress = response.socket?.remoteAddress ?? null;
-      const outcome = outcomeWithoutBody(response, options.maxBytes);
+      const outcome = outcomeWithoutBody(response, options);
       if (outcome !== null) return settle(outcome);
-      readBody(response, options.maxBytes, (body) => settle({ kind: 'body', body, remoteAddress, headers: response.headers }), fail);
+      const status = response.statusCode ?? 0;
+      readBody(
+        response,
+        options.maxBytes,
+        (answer) => settle({ kind: 'body', body: answer, status, remoteAddress, headers: response.headers }),
+        fail,
+      );
     };
     const request =
       url.protocol === 'https:'
@@ -204,16 +228,17 @@ function requestOnce(url: URL, options: BoundedFetchOptions, signal: AbortSignal
     request.on('close', () => {
       if (!responded) fail({ kind: 'cut-short', received: 0, declared: null });
     });
-    request.end();
+    request.end(body ?? undefined);
   });
 }
 
 /** The hop's outcome when the headers settle it (a redirect, an error status, a compressed or oversized body); null when the body is to be read. */
-function outcomeWithoutBody(response: IncomingMessage, maxBytes: number): Hop | null {
+function outcomeWithoutBody(response: IncomingMessage, { maxBytes, method }: BoundedFetchOptions): Hop | null {
   const status = response.statusCode ?? 0;
   const failed = (failure: BoundedFetchFailure): Hop => ({ kind: 'failed', failure });
-  if (REDIRECT_STATUSES.has(status)) return { kind: 'redirect', location: response.headers.location };
-  if (status !== 200) return failed({ kind: 'http-status', status, statusMessage: response.statusMessage ?? '' });
+  if (REDIRECT_STATUSES.has(status)) return { kind: 'redirect', status, location: response.headers.location };
+  const succeeded = method === 'POST' ? status >= 200 && status <= 299 : status === 200;
+  if (!succeeded) return failed({ kind: 'http-status', status, statusMessage: response.statusMessage ?? '' });
   const encoding = response.headers['content-encoding'] ?? 'identity';
   if (encoding.toLowerCase() !== 'identity') return failed({ kind: 'content-encoding', encoding });
   // Only a shortcut: the count while streaming is what enforces the limit.
@@ -276,7 +301,7 @@ async function readFile(
     const { body } = read;
     // The file may have grown since stat().
     if (body.length > maxBytes) return failed({ kind: 'too-large' });
-    return { ok: true, body, finalUrl: url.href, remoteAddress: null, headers: {} };
+    return { ok: true, body, status: null, finalUrl: url.href, remoteAddress: null, headers: {} };
   } finally {
     await handle.close();
   }

@@ -10,3 +10,4 @@ export * from './outbound-guard';
 export * from './loopback-servers';
 export * from './bench-figures';
 export * from './acme-server';
+export * from './http-receivers';

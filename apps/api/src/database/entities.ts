@@ -1,5 +1,8 @@
 import { AlertLastRunEntity } from '../modules/alerts/alert-last-run.entity';
 import { NotificationDeliveryEntity } from '../modules/alerts/notification-delivery.entity';
+import { ChannelDeliveryEntity } from '../modules/channels/channel-delivery.entity';
+import { NotificationChannelEntity } from '../modules/channels/notification-channel.entity';
+import { PagerDutyResolutionEntity } from '../modules/channels/pagerduty-resolution.entity';
 import { ApiKeyEntity } from '../modules/api-keys/api-key.entity';
 import { AuditEntryEntity } from '../modules/audit/audit-entry.entity';
 import { DiscoveryNetworkEntity } from '../modules/discovery/network.entity';
@@ -65,4 +68,7 @@ export const ENTITIES = [
   CertificateRevocationEntity,
   RevocationListEntity,
   RevokedSerialEntity,
+  NotificationChannelEntity,
+  ChannelDeliveryEntity,
+  PagerDutyResolutionEntity,
 ];

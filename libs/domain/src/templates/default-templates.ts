@@ -2,7 +2,7 @@
 // the fallback when an override fails. The body is what the API shows an author who opens the
 // template, so it is generated here as readable, indented HTML with inline CSS only (mail
 // clients drop <style> blocks and must not fetch anything).
-import type { EventType, TemplateValues } from './event-types';
+import type { EventType, TemplateChannel, TemplateValues } from './event-types';
 import { htmlToText } from './html-to-text';
 import { ownValue, renderWith, type RenderedMessage } from './render-template';
 
@@ -158,6 +158,25 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
     }),
   },
 });
+
+const chatDefaults = new Map<EventType, { subject: string; body: string }>();
+
+/**
+ * The built-in template of an event on a channel. The chat channels (slack, teams, ntfy and
+ * pagerduty, docs/api-contract.md section 17) carry the e-mail default's subject and its text
+ * alternative as a plain-text body: every event type has its chat defaults, with the same
+ * variables, as soon as it has its e-mail one.
+ */
+export function defaultTemplate(eventType: EventType, channel: TemplateChannel): { subject: string; body: string } {
+  const email = DEFAULT_TEMPLATES[eventType];
+  if (channel === 'email') return email;
+  let chat = chatDefaults.get(eventType);
+  if (!chat) {
+    chat = Object.freeze({ subject: email.subject, body: htmlToText(email.body) });
+    chatDefaults.set(eventType, chat);
+  }
+  return chat;
+}
 
 /**
  * The fallback when a saved template fails at send time: the default as plain text only. Never

@@ -13,9 +13,17 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** E-mail is the only channel; templates are keyed by (event type, channel) so more can follow. */
-export const CHANNELS = ['email'] as const;
+/** E-mail to users, and the kinds of notification channel an administrator creates (docs/api-contract.md section 17). */
+export const CHANNELS = ['email', 'webhook', 'slack', 'teams', 'ntfy', 'pagerduty'] as const;
 export type Channel = (typeof CHANNELS)[number];
+
+/** The kinds of notification channel: every channel but e-mail, which goes to users. */
+export const CHANNEL_KINDS = ['webhook', 'slack', 'teams', 'ntfy', 'pagerduty'] as const satisfies readonly Channel[];
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+
+/** The channels whose messages are rendered from templates: a webhook sends the event's data, never a template. */
+export const TEMPLATE_CHANNELS = ['email', 'slack', 'teams', 'ntfy', 'pagerduty'] as const satisfies readonly Channel[];
+export type TemplateChannel = (typeof TEMPLATE_CHANNELS)[number];
 
 /** What every alert about a current certificate may say, in the order docs/api-contract.md section 6 lists it. */
 const CERTIFICATE_VARIABLES = ['EndpointName', 'EndpointType', 'CommonName', 'NotAfter', 'DaysRemaining', 'Fingerprint'] as const;
@@ -42,4 +50,8 @@ export function isEventType(value: string): value is EventType {
 
 export function isChannel(value: string): value is Channel {
   return (CHANNELS as readonly string[]).includes(value);
+}
+
+export function isTemplateChannel(value: string): value is TemplateChannel {
+  return (TEMPLATE_CHANNELS as readonly string[]).includes(value);
 }

@@ -22,6 +22,7 @@ import { CalendarChangeSignal1795402800000 } from './1795402800000-CalendarChang
 import { RenewalInfo1795800000000 } from './1795800000000-RenewalInfo';
 import { Rotations1795900000000 } from './1795900000000-Rotations';
 import { RevocationAndFindings1796100000000 } from './1796100000000-RevocationAndFindings';
+import { NotificationChannels1796000000000 } from './1796000000000-NotificationChannels';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   RenewalInfo1795800000000,
   Rotations1795900000000,
   RevocationAndFindings1796100000000,
+  NotificationChannels1796000000000,
 ];

@@ -1,9 +1,10 @@
 import type { EventType } from '@certkeeper/domain/templates';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { withAdvisoryLock, withAdvisoryTryLock } from '../../database/advisory-lock';
 import { ALERT_JOB_LOCK_KEY } from '../../database/advisory-lock-keys';
+import { inSubscriptionScope } from '../expiry/subscription-scope';
 import type { Recipient } from './recipient';
 import type { DeliveryFailure, DeliveryOutcome } from './senders/notification-sender';
 
@@ -21,6 +22,9 @@ export type ClaimResult =
   | { outcome: 'already-sent' }
   | { outcome: 'failed'; failure: DeliveryFailure }
   | { outcome: 'failed'; cause: unknown };
+
+/** Whose delivery a row of the outbox is: a user's e-mail or a notification channel's. */
+export type RecipientOwner = Pick<Recipient, 'userId' | 'channelId'>;
 
 /** The latest alert run: when it started and what it did. */
 export interface AlertRun {
@@ -48,12 +52,28 @@ export class AlertsRepository {
     return withAdvisoryTryLock(this.dataSource, ALERT_JOB_LOCK_KEY, work);
   }
 
-  /** The e-mail recipients: users with notify on, account enabled and an address on file. */
-  recipients(): Promise<Recipient[]> {
-    return this.dataSource.query<Recipient[]>(
-      `SELECT 'user:' || id AS key, 'email' AS channel, email AS address, tag_subscriptions AS tags, id AS "userId"
+  /**
+   * The e-mail recipients (users with notify on, account enabled and an address on file), then the
+   * enabled notification channels (docs/api-contract.md section 17).
+   */
+  async recipients(): Promise<Recipient[]> {
+    const users = await this.dataSource.query<Recipient[]>(
+      `SELECT 'user:' || id AS key, 'email' AS channel, email AS address, tag_subscriptions AS tags, id AS "userId",
+              NULL AS "channelId", NULL AS events, NULL AS digest
          FROM users WHERE notify AND NOT disabled AND email <> '' ORDER BY id`,
     );
+    const channels = await this.dataSource.query<(Omit<Recipient, 'digest'> & { digestHour: number | null; since: Date })[]>(
+      `SELECT 'channel:' || id AS key, kind AS channel, '' AS address, tags, NULL AS "userId", id AS "channelId", events,
+              CASE WHEN mode = 'daily' THEN digest_hour END AS "digestHour", COALESCE(last_digest_at, created_at) AS since
+         FROM notification_channels WHERE enabled ORDER BY id`,
+    );
+    return [
+      ...users,
+      ...channels.map(({ digestHour, since, ...channel }) => ({
+        ...channel,
+        digest: digestHour === null ? null : { hour: digestHour, since },
+      })),
+    ];
   }
 
   /** The deliveries among every recipient x every due event that the outbox has no row for yet. */
@@ -75,17 +95,87 @@ export class AlertsRepository {
    * only once the receiver accepted: a failed send rolls the row back (retried next run), and a
    * concurrent run's insert of the same key waits for us and then finds it delivered.
    */
-  async claimAndSend(key: DeliveryKey, userId: string, at: Date, send: () => Promise<DeliveryOutcome>): Promise<ClaimResult> {
+  claimAndSend(key: DeliveryKey, recipient: RecipientOwner, at: Date, send: () => Promise<DeliveryOutcome>): Promise<ClaimResult> {
+    return this.claimOnce(async (runner) => (await insertDeliveries(runner, [key], recipient, at)).length > 0, send);
+  }
+
+  /**
+   * A daily channel's digest (docs/api-contract.md section 17): claims every delivery it gathers
+   * at once, sends the one message for those no concurrent run delivered, and commits them with
+   * the digest's time only once the receiver accepted it.
+   */
+  claimDigestAndSend(
+    keys: DeliveryKey[],
+    recipient: RecipientOwner & { channelId: string },
+    at: Date,
+    send: (claimed: DeliveryKey[]) => Promise<DeliveryOutcome>,
+  ): Promise<ClaimResult & { claimed: number }> {
+    let claimed: DeliveryKey[] = [];
+    return this.claimOnce(
+      async (runner) => {
+        claimed = await insertDeliveries(runner, keys, recipient, at);
+        return claimed.length > 0;
+      },
+      () => send(claimed),
+      // Not before the send: the channel's row stays unlocked for the log of the attempt.
+      async (runner) => {
+        await runner.query('UPDATE notification_channels SET last_digest_at = $2 WHERE id = $1', [recipient.channelId, at]);
+      },
+    ).then((result) => ({ ...result, claimed: claimed.length }));
+  }
+
+  /** Records that a daily channel's digest slot passed with nothing to send: what falls due later waits for the next one. */
+  async skipDigest(channelId: string, at: Date): Promise<void> {
+    await this.dataSource.query('UPDATE notification_channels SET last_digest_at = $2 WHERE id = $1', [channelId, at]);
+  }
+
+  /**
+   * The certificates a PagerDuty channel triggered an incident for, not resolved yet, that are no
+   * longer current on any endpoint in its scope (docs/api-contract.md section 17).
+   */
+  async incidentsToResolve(channelId: string, scope: readonly string[]): Promise<string[]> {
+    const rows = await this.dataSource.query<{ fingerprint: string }[]>(
+      `SELECT DISTINCT d.fingerprint FROM notification_deliveries d
+        WHERE d.channel_id = $1::uuid
+          AND NOT EXISTS (SELECT 1 FROM pagerduty_resolutions r WHERE r.channel_id = $1::uuid AND r.fingerprint = d.fingerprint)
+          AND NOT EXISTS (
+            SELECT 1 FROM endpoint_certificates l JOIN endpoints e ON e.id = l.endpoint_id
+             WHERE l.fingerprint = d.fingerprint AND l.is_current AND ${inSubscriptionScope('e', '$2')})
+        ORDER BY d.fingerprint`,
+      [channelId, scope],
+    );
+    return rows.map((row) => row.fingerprint);
+  }
+
+  /** Claims one PagerDuty resolve the way claimAndSend claims a delivery: recorded only once PagerDuty accepted it. */
+  claimResolutionAndSend(channelId: string, fingerprint: string, at: Date, send: () => Promise<DeliveryOutcome>): Promise<ClaimResult> {
+    return this.claimOnce(async (runner) => {
+      const rows = (await runner.query(
+        `INSERT INTO pagerduty_resolutions (channel_id, fingerprint, resolved_at) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING fingerprint`,
+        [channelId, fingerprint, at],
+      )) as unknown[];
+      return rows.length > 0;
+    }, send);
+  }
+
+  /**
+   * The one exactly-once rule: `claim` inserts the rows inside an open transaction (false when a
+   * concurrent run holds them already), then `send`, and commit only once the receiver accepted.
+   * A failed send rolls the claim back, retried next run; a concurrent run's insert of the same
+   * key waits for us and then finds it delivered. `afterSent` writes what commits with the claim;
+   * it runs after the send, so that no row it locks is held while the receiver answers.
+   */
+  private async claimOnce(
+    claim: (runner: QueryRunner) => Promise<boolean>,
+    send: () => Promise<DeliveryOutcome>,
+    afterSent?: (runner: QueryRunner) => Promise<void>,
+  ): Promise<ClaimResult> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
     try {
-      const claimed = (await runner.query(
-        `INSERT INTO notification_deliveries (recipient, event_type, fingerprint, bucket, user_id, delivered_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING recipient`,
-        [key.recipient, key.eventType, key.fingerprint, key.bucket, userId, at],
-      )) as unknown[];
-      if (claimed.length === 0) {
+      if (!(await claim(runner))) {
         await runner.commitTransaction();
         return { outcome: 'already-sent' };
       }
@@ -94,6 +184,7 @@ export class AlertsRepository {
         await runner.rollbackTransaction();
         return { outcome: 'failed', failure: sent.failure };
       }
+      await afterSent?.(runner);
       await runner.commitTransaction();
       return { outcome: 'sent' };
     } catch (cause) {
@@ -121,4 +212,23 @@ export class AlertsRepository {
     );
     return rows[0] ?? null;
   }
+}
+
+/** Inserts the outbox rows not held yet and answers the keys it inserted. */
+async function insertDeliveries(runner: QueryRunner, keys: DeliveryKey[], owner: RecipientOwner, at: Date): Promise<DeliveryKey[]> {
+  return (await runner.query(
+    `INSERT INTO notification_deliveries (recipient, event_type, fingerprint, bucket, user_id, channel_id, delivered_at)
+     SELECT k.recipient, k.event_type, k.fingerprint, k.bucket, $5, $6, $7
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(recipient, event_type, fingerprint, bucket)
+     ON CONFLICT DO NOTHING RETURNING recipient, event_type AS "eventType", fingerprint, bucket`,
+    [
+      keys.map((k) => k.recipient),
+      keys.map((k) => k.eventType),
+      keys.map((k) => k.fingerprint),
+      keys.map((k) => k.bucket),
+      owner.userId,
+      owner.channelId,
+      at,
+    ],
+  )) as DeliveryKey[];
 }

@@ -3,9 +3,11 @@ import {
   alertTime,
   type Channel,
   daysRemaining,
+  digestDue,
   type DueEvent,
   dueEvents,
   type EventContext,
+  type EventType,
   type TemplateValues,
 } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
@@ -16,7 +18,7 @@ import { type AlertRun, AlertsRepository, type ClaimResult, type DeliveryKey } f
 import { type CandidateCertificate, type FactLoader, mergeCandidates } from './facts/fact-loader';
 import { FACT_LOADERS } from './facts/fact-loaders';
 import type { Recipient } from './recipient';
-import type { NotificationSender, SenderSession } from './senders/notification-sender';
+import type { Notification, NotificationSender, SenderSession } from './senders/notification-sender';
 import { SENDERS } from './senders/senders';
 
 /** Why alerts were not sent: an SMTP failure class (smtp-failure.ts), or `internal` when the database or the job failed. */
@@ -98,42 +100,97 @@ export class AlertsService {
   }
 
   private async deliverDueAlerts(): Promise<AlertTotals> {
-    const totals: AlertTotals = { alertsSent: 0, alreadySent: 0, failed: 0, failures: [] };
+    const totals = new RunTotals();
     const sessions = await this.openSessions();
-    if (sessions.size === 0) return totals;
-    const failures = new FailureTally();
+    if (sessions.size === 0) return totals.result();
+    const now = this.clock.now();
+    const recipients = (await this.alerts.recipients()).filter((recipient) => sessions.has(recipient.channel));
+    // A daily channel's deliveries wait for its digest: gathered only on the run that sends it.
+    const digests = new Map(
+      recipients.filter((r) => r.digest && digestDue(r.digest.hour, r.digest.since, now)).map((r) => [r.key, [] as Pending[]]),
+    );
     // Nothing aborts a run today (each SMTP step has its own deadline); senders honour the signal so a run deadline needs no change in them.
     const { signal } = new AbortController();
     try {
-      for await (const batch of this.dueAlerts((recipient) => sessions.has(recipient.channel))) {
+      for await (const batch of this.dueAlerts(recipients)) {
         totals.alreadySent += batch.alreadySent;
         for (const alert of batch.pending) {
+          if (alert.recipient.digest) {
+            digests.get(alert.recipient.key)?.push(alert);
+            continue;
+          }
           const { sender, session } = sessions.get(alert.recipient.channel)!;
-          const values = { ...templateValues(alert.certificate, this.clock.now()), ...alert.event.values };
-          const notification = { ...alert.key, recipient: alert.recipient, values };
-          const result = await this.alerts.claimAndSend(alert.key, alert.recipient.userId, this.clock.now(), () =>
+          const notification = this.notificationOf(alert);
+          const result = await this.alerts.claimAndSend(alert.key, alert.recipient, this.clock.now(), () =>
             session.send(notification, { signal }),
           );
-          this.metrics.recordAlertOutcome(result.outcome);
-          if (result.outcome === 'sent') totals.alertsSent += 1;
-          else if (result.outcome === 'already-sent') totals.alreadySent += 1;
-          else {
-            totals.failed += 1;
-            failures.add(this.reportFailure(sender, alert, result));
-          }
+          this.metrics.recordAlertOutcome(sender.channel, result.outcome);
+          totals.add(result, 1, () => this.reportFailure(sender, alert.recipient, alert.key, result));
         }
       }
+      for (const [key, gathered] of digests) {
+        const recipient = recipients.find((r) => r.key === key)!;
+        if (gathered.length === 0) await this.alerts.skipDigest(recipient.channelId!, this.clock.now());
+        else await this.sendDigest(recipient, gathered, sessions.get(recipient.channel)!, signal, totals);
+      }
+      for (const { sender, session } of sessions.values()) await this.finish(sender, session, signal);
     } finally {
       for (const { session } of sessions.values()) session.close();
     }
-    totals.failures = failures.counts();
+    const result = totals.result();
     this.logger.log('alert job finished', {
-      alerts_sent: totals.alertsSent,
-      already_sent: totals.alreadySent,
-      failed: totals.failed,
-      failures: totals.failures,
+      alerts_sent: result.alertsSent,
+      already_sent: result.alreadySent,
+      failed: result.failed,
+      failures: result.failures,
     });
-    return totals;
+    return result;
+  }
+
+  /** A channel's work after the deliveries (PagerDuty's resolves): its failure is logged, and never fails the run's deliveries. */
+  private async finish(sender: NotificationSender, session: SenderSession, signal: AbortSignal): Promise<void> {
+    try {
+      await session.finish?.({ signal });
+    } catch (error) {
+      this.logger.error(`The ${sender.channel} channels' end of run failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private notificationOf(alert: Pending): Notification {
+    const values = { ...templateValues(alert.certificate, this.clock.now()), ...alert.event.values };
+    return { ...alert.key, recipient: alert.recipient, values, eventValues: alert.event.values ?? {}, certificate: alert.certificate };
+  }
+
+  /**
+   * A daily channel's digest (docs/api-contract.md section 17): every delivery it gathered claimed
+   * at once, one message, recorded together once the receiver accepted it; a failure leaves them
+   * all for the next run.
+   */
+  private async sendDigest(
+    recipient: Recipient,
+    gathered: Pending[],
+    { sender, session }: { sender: NotificationSender; session: SenderSession },
+    signal: AbortSignal,
+    totals: RunTotals,
+  ): Promise<void> {
+    const byKey = new Map(gathered.map((alert) => [deliveryKeyOf(alert.key), this.notificationOf(alert)]));
+    const result = await this.alerts.claimDigestAndSend(
+      gathered.map((alert) => alert.key),
+      { userId: null, channelId: recipient.channelId! },
+      this.clock.now(),
+      (claimed) =>
+        session.sendDigest!(
+          claimed.map((key) => byKey.get(deliveryKeyOf(key))!),
+          { signal },
+        ),
+    );
+    this.metrics.recordAlertOutcome(sender.channel, result.outcome);
+    if (result.outcome !== 'sent') {
+      totals.add(result, gathered.length, () => this.reportFailure(sender, recipient, gathered[0].key, result));
+      return;
+    }
+    totals.add(result, result.claimed, () => undefined);
+    totals.alreadySent += gathered.length - result.claimed;
   }
 
   /** This run's session of every channel that is switched on, by channel. */
@@ -147,23 +204,27 @@ export class AlertsService {
   }
 
   /**
-   * One warning line per delivery the receiver did not take, naming the user by id (as the other
-   * log lines do, not by address) and the failure class, never the receiver's text; the next run
-   * retries it.
+   * One warning line per delivery the receiver did not take, naming the user or channel by id (as
+   * the other log lines do, never by address or URL) and the failure class, never the receiver's
+   * text; the next run retries it.
    */
   private reportFailure(
     sender: NotificationSender,
-    alert: Pending,
-    result: Extract<ClaimResult, { outcome: 'failed' }>,
+    recipient: Recipient,
+    key: DeliveryKey,
+    result: ClaimResult,
   ): { reason: AlertFailureReason; replyCode: number | null } {
-    const fields = { user_id: alert.recipient.userId, fingerprint: alert.key.fingerprint, threshold: alert.key.bucket };
-    const what = `${sender.deliveryNoun} to user ${alert.recipient.userId} not sent, retried on the next run`;
+    const owner = recipient.userId === null ? { channel_id: recipient.channelId } : { user_id: recipient.userId };
+    const fields = { ...owner, fingerprint: key.fingerprint, threshold: key.bucket };
+    const to = recipient.userId === null ? `channel ${recipient.channelId}` : `user ${recipient.userId}`;
+    const what = `${sender.deliveryNoun} to ${to} not sent, retried on the next run`;
     if ('failure' in result) {
       const { reason, replyCode, description } = result.failure;
       this.logger.warn(`${what}: ${description}`, { ...fields, reason, reply_code: replyCode });
       return { reason, replyCode };
     }
-    const message = result.cause instanceof Error ? result.cause.message : String(result.cause);
+    const cause = 'cause' in result ? result.cause : null;
+    const message = cause instanceof Error ? cause.message : String(cause);
     this.logger.error(`${what}: ${message}`, { ...fields, reason: 'internal' });
     return { reason: 'internal', replyCode: null };
   }
@@ -171,7 +232,7 @@ export class AlertsService {
   /** How many alerts are due and how many of those were delivered before, without sending. */
   async countDueAlerts(): Promise<{ pending: number; alreadySent: number }> {
     const counts = { pending: 0, alreadySent: 0 };
-    for await (const batch of this.dueAlerts()) {
+    for await (const batch of this.dueAlerts(await this.alerts.recipients())) {
       counts.pending += batch.pending.length;
       counts.alreadySent += batch.alreadySent;
     }
@@ -183,12 +244,10 @@ export class AlertsService {
    * first run over a large fleet. Recipients are grouped by their scope, so each distinct scope is
    * queried once whatever the number of recipients sharing it, and checked in chunks of recipients.
    */
-  private async *dueAlerts(
-    served: (recipient: Recipient) => boolean = () => true,
-  ): AsyncGenerator<{ pending: Pending[]; alreadySent: number }> {
+  private async *dueAlerts(recipients: Recipient[]): AsyncGenerator<{ pending: Pending[]; alreadySent: number }> {
     const [thresholds, policy] = await Promise.all([this.settings.alertThresholds(), this.settings.alertPolicy()]);
     const context: EventContext = { now: this.clock.now(), thresholds, policy };
-    for (const group of groupByScope((await this.alerts.recipients()).filter(served))) {
+    for (const group of groupByScope(recipients)) {
       const candidates = mergeCandidates(await Promise.all(this.factLoaders.map((loader) => loader.load(group.tags, context))));
       const due = candidates.flatMap((certificate) => dueEvents(certificate, context).map((event) => ({ certificate, event })));
       if (due.length === 0) continue;
@@ -201,15 +260,23 @@ export class AlertsService {
           recipients.map((r) => r.key),
           events,
         );
-        const pending = undelivered.map((key) => ({
-          key,
-          recipient: byRecipient.get(key.recipient)!,
-          ...byKey.get(eventKey(key.fingerprint, key))!,
-        }));
-        yield { pending, alreadySent: recipients.length * due.length - pending.length };
+        const pending = undelivered
+          .map((key) => ({ key, recipient: byRecipient.get(key.recipient)!, ...byKey.get(eventKey(key.fingerprint, key))! }))
+          .filter((alert) => hears(alert.recipient, alert.event.eventType));
+        const wanted = recipients.reduce((sum, r) => sum + due.filter((d) => hears(r, d.event.eventType)).length, 0);
+        yield { pending, alreadySent: wanted - pending.length };
       }
     }
   }
+}
+
+/** A channel hears the event types it chose; a user hears every one. */
+function hears(recipient: Recipient, eventType: EventType): boolean {
+  return recipient.events === null || recipient.events.includes(eventType);
+}
+
+function deliveryKeyOf(key: DeliveryKey): string {
+  return `${key.recipient}/${eventKey(key.fingerprint, key)}`;
 }
 
 function eventKey(fingerprint: string, event: Pick<DueEvent, 'eventType' | 'bucket'>): string {
@@ -228,19 +295,37 @@ export function templateValues(certificate: CandidateCertificate, now: Date): Te
   };
 }
 
-/** Counts failures by reason and reply code, in the order a run's result lists them. */
-class FailureTally {
+/** A run's totals, its failures counted by reason and reply code in the order its result lists them. */
+class RunTotals {
+  alertsSent = 0;
+  alreadySent = 0;
+  failed = 0;
   private readonly byKey = new Map<string, AlertFailureCount>();
 
-  add(failure: { reason: AlertFailureReason; replyCode: number | null }): void {
+  /** `count` deliveries claimed with one result; `report` logs a failure and says its class. */
+  add(result: ClaimResult, count: number, report: () => { reason: AlertFailureReason; replyCode: number | null } | undefined): void {
+    if (result.outcome === 'sent') this.alertsSent += count;
+    else if (result.outcome === 'already-sent') this.alreadySent += count;
+    else {
+      this.failed += count;
+      const failure = report();
+      if (failure) this.addFailure(failure, count);
+    }
+  }
+
+  result(): AlertTotals {
+    return { alertsSent: this.alertsSent, alreadySent: this.alreadySent, failed: this.failed, failures: this.counts() };
+  }
+
+  private addFailure(failure: { reason: AlertFailureReason; replyCode: number | null }, count: number): void {
     const key = `${failure.reason}/${failure.replyCode ?? ''}`;
     const counted = this.byKey.get(key) ?? { ...failure, count: 0 };
-    counted.count += 1;
+    counted.count += count;
     this.byKey.set(key, counted);
   }
 
   /** Most frequent first; ties by reason, then reply code, so two runs with the same failures read the same. */
-  counts(): AlertFailureCount[] {
+  private counts(): AlertFailureCount[] {
     return [...this.byKey.values()].sort(
       (a, b) => b.count - a.count || a.reason.localeCompare(b.reason) || (a.replyCode ?? 0) - (b.replyCode ?? 0),
     );

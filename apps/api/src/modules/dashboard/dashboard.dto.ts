@@ -1,3 +1,4 @@
+import { CHANNEL_KINDS } from '@certkeeper/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInteger } from '../../common/validation/decorators';
@@ -117,6 +118,13 @@ export class OfflineScannerDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null: it never called in.' }) lastUsedAt!: string | null;
 }
 
+export class FailingChannelDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: CHANNEL_KINDS }) kind!: string;
+  @ApiProperty({ description: "Why its last attempt failed, in Certkeeper's words." }) lastError!: string;
+}
+
 export class AlertingDto {
   @ApiProperty({ description: 'Mail is enabled and configured well enough for the alert job to send.' }) mailEnabled!: boolean;
   @ApiProperty({
@@ -139,6 +147,11 @@ export class AlertingDto {
       'Scanners that never called in or whose lastUsedAt is older than twice the longest gap of their schedule and at least 10 minutes, by name.',
   })
   offlineScanners!: OfflineScannerDto[];
+  @ApiProperty({
+    type: [FailingChannelDto],
+    description: 'Enabled notification channels whose last attempt failed (docs/api-contract.md section 17), by name.',
+  })
+  failingChannels!: FailingChannelDto[];
 }
 
 export class DashboardResponseDto {

@@ -2,6 +2,7 @@ import { toActiveCertificate } from '../certificates/certificates.mapper';
 import type { ActiveLinkRow } from '../certificates/certificates.repository';
 import { describeFindings, isScannerOnline } from '@certkeeper/domain';
 import type { AlertRun } from '../alerts/alerts.repository';
+import type { FailingChannel } from '../channels/channels.repository';
 import type { ScannerEntity } from '../scanners/scanner.entity';
 import type { AlertingDto, DashboardResponseDto, ErrorEndpointDto, StaleScanDto } from './dashboard.dto';
 import type { FindingEndpointRow } from '../findings/findings.repository';
@@ -27,6 +28,7 @@ export interface AlertingState {
   mailEnabled: boolean;
   lastRun: AlertRun | null;
   scanners: ScannerEntity[];
+  failingChannels: FailingChannel[];
 }
 
 export function toAlerting(state: AlertingState, now: Date): AlertingDto {
@@ -40,6 +42,7 @@ export function toAlerting(state: AlertingState, now: Date): AlertingDto {
     offlineScanners: state.scanners
       .filter((scanner) => !isScannerOnline(scanner.lastUsedAt, scanner.scanCronExpression, now))
       .map((scanner) => ({ id: scanner.id, name: scanner.name, lastUsedAt: scanner.lastUsedAt?.toISOString() ?? null })),
+    failingChannels: state.failingChannels.map(({ id, name, kind, lastError }) => ({ id, name, kind, lastError })),
   };
 }
 

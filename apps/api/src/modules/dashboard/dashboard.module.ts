@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module';
+import { ChannelsModule } from '../channels/channels.module';
 import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
 import { RenewalsModule } from '../renewals/renewals.module';
 import { FindingsModule } from '../findings/findings.module';
@@ -12,7 +13,7 @@ import { DashboardService } from './dashboard.service';
 
 /** GET /dashboard: counts and panels per caller, scoped like alerts and calendar feeds. */
 @Module({
-  imports: [AlertsModule, FindingsModule, RenewalInfoModule, RenewalsModule, ScannersModule, SettingsModule, UsersModule],
+  imports: [AlertsModule, ChannelsModule, FindingsModule, RenewalInfoModule, RenewalsModule, ScannersModule, SettingsModule, UsersModule],
   controllers: [DashboardController],
   providers: [DashboardRepository, DashboardService],
 })

@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { expiringWithinBefore } from '@certkeeper/domain';
 import { FindingsService } from '../findings/findings.service';
 import { Clock } from '../../common/clock';
+import { ChannelsRepository } from '../channels/channels.repository';
 import { AlertsService } from '../alerts/alerts.service';
 import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
 import { SupersedingPolicy } from '../renewals/superseding-policy';
@@ -31,6 +32,7 @@ export class DashboardService {
     private readonly scanners: ScannersService,
     private readonly renewalInfo: RenewalInfoRepository,
     private readonly findings: FindingsService,
+    private readonly channels: ChannelsRepository,
     private readonly clock: Clock,
     private readonly superseding: SupersedingPolicy,
   ) {}
@@ -68,14 +70,15 @@ export class DashboardService {
     return (await this.settings.alertPolicy()).renewalInfo ? this.renewalInfo.countOverdue(now, subscriptions) : 0;
   }
 
-  /** Whether anyone will hear of an expiry: mail, the latest alert run, the scanners. Not scoped. */
+  /** Whether anyone will hear of an expiry: mail, the latest alert run, the scanners, the failing channels. Not scoped. */
   private async alerting(): Promise<AlertingState> {
-    const [smtp, lastRun, scanners] = await Promise.all([
+    const [smtp, lastRun, scanners, failingChannels] = await Promise.all([
       this.settings.smtpSettings(),
       this.alerts.lastRun(),
       this.scanners.listScanners(),
+      this.channels.failingChannels(),
     ]);
-    return { mailEnabled: smtp !== null, lastRun, scanners };
+    return { mailEnabled: smtp !== null, lastRun, scanners, failingChannels };
   }
 
   /** scope=all: no restriction (the empty list); otherwise the caller's subscribed tags. */

@@ -37,8 +37,9 @@ export class MaintenanceRepository {
   }
 
   /**
-   * Scan history and historical links older than the retention period. The newest history row of
-   * each endpoint is kept whatever its age, so an endpoint never loses its last observation.
+   * Scan history, historical links and channel delivery logs older than the retention period. The
+   * newest history row of each endpoint is kept whatever its age, so an endpoint never loses its
+   * last observation.
    */
   async purgeHistory(before: Date): Promise<Record<string, number>> {
     return this.dataSource.transaction(async (manager) => {
@@ -53,6 +54,8 @@ export class MaintenanceRepository {
         [before],
       );
       const profiles = await manager.query<[unknown[], number]>('DELETE FROM endpoint_tls_profile_history WHERE scanned_at < $1', [before]);
+      // Notification channels' delivery logs: the story of each attempt, kept as long as scan history.
+      await manager.query('DELETE FROM notification_channel_deliveries WHERE at < $1', [before]);
       return { scanHistory: history[1], historicalLinks: links[1], tlsProfileHistory: profiles[1] };
     });
   }
@@ -84,11 +87,26 @@ export class MaintenanceRepository {
     return { certificates: pruned };
   }
 
-  /** Dedup records of certificates no longer current anywhere: they can never alert again as they are. */
+  /**
+   * Dedup records of certificates no longer current anywhere: they can never alert again as they
+   * are. A PagerDuty channel's records stay until its incident is resolved, since they are what
+   * the resolve is sent for (docs/api-contract.md section 17); its resolutions then go with them.
+   */
   async purgeAlertRecords(): Promise<Record<string, number>> {
-    const deleted = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM notification_deliveries r WHERE NOT EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = r.fingerprint AND l.is_current)`,
-    );
-    return { alertRecords: deleted[1] };
+    return this.dataSource.transaction(async (manager) => {
+      const deleted = await manager.query<[unknown[], number]>(
+        `DELETE FROM notification_deliveries r
+          WHERE NOT EXISTS (SELECT 1 FROM endpoint_certificates l WHERE l.fingerprint = r.fingerprint AND l.is_current)
+            AND NOT EXISTS (
+              SELECT 1 FROM notification_channels c
+               WHERE c.id = r.channel_id AND c.kind = 'pagerduty'
+                 AND NOT EXISTS (SELECT 1 FROM pagerduty_resolutions p WHERE p.channel_id = r.channel_id AND p.fingerprint = r.fingerprint))`,
+      );
+      await manager.query(
+        `DELETE FROM pagerduty_resolutions p
+          WHERE NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.channel_id = p.channel_id AND d.fingerprint = p.fingerprint)`,
+      );
+      return { alertRecords: deleted[1] };
+    });
   }
 }

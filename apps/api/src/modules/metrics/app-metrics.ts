@@ -26,6 +26,13 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  private readonly notifications = new Counter({
+    name: 'certkeeper_notifications_total',
+    help: 'Messages the alert job sent by channel kind (email, webhook, slack, teams, ntfy, pagerduty) and status (delivered, failed, resolved), since this process started.',
+    labelNames: ['kind', 'status'] as const,
+    registers: [this.registry],
+  });
+
   readonly httpRequests = new Counter({
     name: 'certkeeper_http_requests_total',
     help: 'HTTP responses sent, by method, route template (unmatched for no route) and status code.',
@@ -46,9 +53,20 @@ export class AppMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** One alert delivery attempt of the alert job. `already-sent` (another run delivered it) counts nowhere. */
-  recordAlertOutcome(outcome: 'sent' | 'failed' | 'already-sent'): void {
+  /**
+   * One delivery attempt of the alert job on a channel (a daily digest is one). `already-sent`
+   * (another run delivered it) counts nowhere; the alerts_* series count e-mail alone.
+   */
+  recordAlertOutcome(kind: string, outcome: 'sent' | 'failed' | 'already-sent'): void {
+    if (outcome === 'already-sent') return;
+    this.notifications.inc({ kind, status: outcome === 'sent' ? 'delivered' : 'failed' });
+    if (kind !== 'email') return;
     if (outcome === 'sent') this.alertsSent.inc();
-    else if (outcome === 'failed') this.alertsFailed.inc();
+    else this.alertsFailed.inc();
+  }
+
+  /** A PagerDuty incident the alert job resolved. */
+  recordResolved(kind: string): void {
+    this.notifications.inc({ kind, status: 'resolved' });
   }
 }

@@ -16,8 +16,9 @@ export class TemplatesController {
     summary: 'List notification templates',
     description:
       'Needs `settings:view`. ' +
-      'One row per event type (`cert_expiring`, `cert_expired`, `renewal_overdue`, `rotation_regression`, `renewal_not_deployed`) and channel (`email`): the subject and body in effect, whether they ' +
-      'are a custom override, and the variables they may use.',
+      'One row per event type and channel (`email`, `slack`, `teams`, `ntfy`, `pagerduty`; webhook bodies are data, not templates): ' +
+      'the subject and body in effect, whether they are a custom override, and the variables they may use. ' +
+      "The chat channels' defaults are the e-mail default's subject and text.",
   })
   @RequirePermission('settings:view')
   @ApiOkResponse({ type: [TemplateDto] })

@@ -1,10 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CHANNELS, EVENT_TYPES } from '@certkeeper/domain/templates';
+import { EVENT_TYPES, TEMPLATE_CHANNELS } from '@certkeeper/domain/templates';
 import { IsString, MaxLength } from 'class-validator';
 
 export class TemplateDto {
   @ApiProperty({ enum: EVENT_TYPES }) eventType!: string;
-  @ApiProperty({ enum: CHANNELS }) channel!: string;
+  @ApiProperty({ enum: TEMPLATE_CHANNELS }) channel!: string;
   @ApiProperty() subject!: string;
   @ApiProperty({
     description:

@@ -1,15 +1,16 @@
 import { BadRequestException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import {
-  type Channel,
-  CHANNELS,
-  DEFAULT_TEMPLATES,
+  defaultTemplate,
   EVENT_TYPES,
   type EventType,
   formatTemplateProblem,
+  isTemplateChannel,
   renderDefaultAsPlainText,
   type RenderedMessage,
   renderTemplate,
+  TEMPLATE_CHANNELS,
   TEMPLATE_VARIABLES,
+  type TemplateChannel,
   type TemplateValues,
   validateTemplate,
 } from '@certkeeper/domain/templates';
@@ -32,7 +33,7 @@ export class TemplatesService {
   async listTemplates(): Promise<TemplateDto[]> {
     const overrides = await this.templates.listOverrides();
     return EVENT_TYPES.flatMap((eventType) =>
-      CHANNELS.map((channel) =>
+      TEMPLATE_CHANNELS.map((channel) =>
         toDto(eventType, channel, overrides.find((o) => o.eventType === eventType && o.channel === channel) ?? null),
       ),
     );
@@ -75,27 +76,28 @@ export class TemplatesService {
   }
 
   /**
-   * The message to send. A saved template that fails to render (it validated when saved, but the
-   * engine may have changed since) falls back to a plain-text copy of the default, and is logged.
+   * The message to send on a channel. A saved template that fails to render (it validated when
+   * saved, but the engine may have changed since) falls back to a plain-text copy of the default,
+   * and is logged.
    */
-  async render(eventType: EventType, values: TemplateValues): Promise<RenderedMessage> {
-    const override = await this.templates.findOverride(eventType, 'email');
+  async render(eventType: EventType, values: TemplateValues, channel: TemplateChannel = 'email'): Promise<RenderedMessage> {
+    const override = await this.templates.findOverride(eventType, channel);
     try {
-      return renderTemplate(override ?? DEFAULT_TEMPLATES[eventType], values);
+      return renderTemplate(override ?? defaultTemplate(eventType, channel), values);
     } catch (error) {
       this.logger.error(
-        `The ${eventType}/email template failed to render; sending the plain-text default: ${error instanceof Error ? error.message : String(error)}`,
+        `The ${eventType}/${channel} template failed to render; sending the plain-text default: ${error instanceof Error ? error.message : String(error)}`,
       );
       return renderDefaultAsPlainText(eventType, values);
     }
   }
 }
 
-function requireKnown(eventType: string, channel: string): [EventType, Channel] {
+function requireKnown(eventType: string, channel: string): [EventType, TemplateChannel] {
   if (!EVENT_TYPES.includes(eventType as EventType))
     throw new NotFoundException(`Unknown event type ${eventType}; known: ${EVENT_TYPES.join(', ')}.`);
-  if (!CHANNELS.includes(channel as Channel)) throw new NotFoundException(`Unknown channel ${channel}; known: ${CHANNELS.join(', ')}.`);
-  return [eventType as EventType, channel as Channel];
+  if (!isTemplateChannel(channel)) throw new NotFoundException(`Unknown channel ${channel}; known: ${TEMPLATE_CHANNELS.join(', ')}.`);
+  return [eventType as EventType, channel];
 }
 
 /** Syntax errors and unknown variables: 400, one line per problem. */
@@ -166,8 +168,8 @@ const SAMPLE_VALUES: Record<EventType, TemplateValues> = {
   },
 };
 
-function toDto(eventType: EventType, channel: Channel, override: { subject: string; body: string } | null): TemplateDto {
-  const template = override ?? DEFAULT_TEMPLATES[eventType];
+function toDto(eventType: EventType, channel: TemplateChannel, override: { subject: string; body: string } | null): TemplateDto {
+  const template = override ?? defaultTemplate(eventType, channel);
   return {
     eventType,
     channel,

@@ -12,8 +12,8 @@ import './alerting-health.css';
  */
 export function AlertingHealth({ alerting }: { alerting: Schemas['AlertingDto'] }) {
   const { can } = useAuth();
-  const { mailEnabled, pendingFailures, lastRunAt, offlineScanners } = alerting;
-  if (mailEnabled && pendingFailures === 0 && offlineScanners.length === 0) return null;
+  const { mailEnabled, pendingFailures, lastRunAt, offlineScanners, failingChannels } = alerting;
+  if (mailEnabled && pendingFailures === 0 && offlineScanners.length === 0 && failingChannels.length === 0) return null;
   return (
     <section className="alerting-health" aria-labelledby="alerting-heading">
       <h2 id="alerting-heading">Alerts may not reach anyone</h2>
@@ -34,6 +34,13 @@ export function AlertingHealth({ alerting }: { alerting: Schemas['AlertingDto'] 
               </>
             )}
             ; the next run tries again. {can('settings:edit') && <Link to="/settings/mail">Check the mail settings</Link>}
+          </li>
+        )}
+        {failingChannels.length > 0 && (
+          <li>
+            Notification channels failing:{' '}
+            {failingChannels.map((channel) => `${channel.name} (${channel.kind}: ${channel.lastError})`).join('; ')}.{' '}
+            <Link to="/settings/channels">Channels</Link>
           </li>
         )}
         {offlineScanners.length > 0 && (

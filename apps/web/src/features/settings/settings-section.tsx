@@ -2,6 +2,7 @@ import { NavLink, Route, Routes } from 'react-router';
 import { useAuth } from '../../auth/auth-context';
 import { useTitle } from '../../ui/layout';
 import { AcmeCasPage } from './acme-cas-page';
+import { ChannelsPage } from './channels-page';
 import { MailPage } from './mail-page';
 import { MaintenancePage } from './maintenance-page';
 import { OidcPage } from './oidc-page';
@@ -13,6 +14,7 @@ import './settings.css';
 const TABS = [
   { to: '/settings', label: 'Thresholds', end: true },
   { to: '/settings/mail', label: 'Mail' },
+  { to: '/settings/channels', label: 'Channels' },
   { to: '/settings/templates', label: 'Templates' },
   { to: '/settings/oidc', label: 'Sign-in (OIDC)' },
   { to: '/settings/root-stores', label: 'Root stores' },
@@ -43,6 +45,7 @@ export function SettingsSection() {
       <Routes>
         <Route index element={<ThresholdsPage />} />
         <Route path="mail" element={<MailPage />} />
+        <Route path="channels" element={<ChannelsPage />} />
         <Route path="templates" element={<TemplatesPage />} />
         <Route path="oidc" element={<OidcPage />} />
         <Route path="root-stores" element={<RootStoresPage />} />

@@ -5,22 +5,14 @@ import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import { EVENT_NAMES } from './event-names';
 import { MailHtml } from './mail-html';
 import { ReadOnlyNote } from './settings-section';
 
 type Template = Schemas['TemplateDto'];
 type Preview = Schemas['TemplatePreviewDto'];
 
-const EVENT_NAMES: Record<Template['eventType'], string> = {
-  cert_expiring: 'Certificate expiring',
-  cert_expired: 'Certificate expired',
-  renewal_overdue: 'Renewal overdue',
-  rotation_regression: 'Renewal made things worse',
-  renewal_not_deployed: 'Renewal not deployed',
-  cert_revoked: 'Certificate revoked',
-};
-
-/** The e-mail templates of the alerts: edited, previewed by the server's renderer, reset to the default. */
+/** The templates of the alerts, for e-mail and each chat channel: edited, previewed by the server's renderer, reset to the default. */
 export function TemplatesPage() {
   useTitle('Notification templates');
   const { can } = useAuth();
@@ -30,7 +22,7 @@ export function TemplatesPage() {
       <h1>Notification templates</h1>
       <p className="muted">
         Subjects and bodies use <code className="mono">{'{{ .Variable }}'}</code> placeholders. A body with HTML markup is sent as HTML with
-        a text alternative; a body without markup is sent as plain text, line for line.
+        a text alternative; a body without markup is sent as plain text, line for line. Slack, Teams, ntfy and PagerDuty send the text.
       </p>
       {!can('settings:edit') && <ReadOnlyNote />}
       <LoadError message={templates.error} />

@@ -29,7 +29,7 @@ export class EmailSender implements NotificationSender {
       send: async (notification, { signal }) => {
         signal.throwIfAborted();
         const message = await this.templates.render(notification.eventType, notification.values);
-        const messageId = alertMessageId({ ...notification, userId: notification.recipient.userId }, smtp.fromAddress);
+        const messageId = alertMessageId({ ...notification, userId: notification.recipient.userId! }, smtp.fromAddress);
         try {
           await session.send({ to: notification.recipient.address, messageId, ...message });
           return { status: 'delivered' };

@@ -1,14 +1,21 @@
 import type { Channel, EventType, TemplateValues } from '@certkeeper/domain/templates';
 import type { SmtpFailureReason } from '../../mail/smtp-failure';
+import type { CandidateCertificate } from '../facts/fact-loader';
 import type { Recipient } from '../recipient';
 
-/** One delivery to send: to whom, which event about which certificate in which bucket, and the template's values. */
+/**
+ * One delivery to send: to whom, which event about which certificate in which bucket, the
+ * template's values, and the certificate with the endpoints in the recipient's scope.
+ */
 export interface Notification {
   recipient: Recipient;
   eventType: EventType;
   fingerprint: string;
   bucket: number;
   values: TemplateValues;
+  /** The values only this event type gives (its source's), which a webhook's data carries beside the certificate. */
+  eventValues: TemplateValues;
+  certificate: CandidateCertificate;
 }
 
 /** Why a receiver did not accept a delivery, as a class and a sentence; never the text the receiver sent. */
@@ -29,6 +36,13 @@ export interface SenderSession {
    * own (the database), which the job counts as `internal`. An aborted `signal` sends nothing.
    */
   send(notification: Notification, options: { signal: AbortSignal }): Promise<DeliveryOutcome>;
+  /**
+   * A daily channel's digest (docs/api-contract.md section 17): the notifications one recipient
+   * gathered, as one message. Resolves like `send`; only the chat channels have it.
+   */
+  sendDigest?(notifications: Notification[], options: { signal: AbortSignal }): Promise<DeliveryOutcome>;
+  /** Runs once the run's deliveries are done: PagerDuty resolves the incidents whose certificate is gone. */
+  finish?(options: { signal: AbortSignal }): Promise<void>;
   close(): void;
 }
 

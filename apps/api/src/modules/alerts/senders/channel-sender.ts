@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import type { ChannelKind } from '@certkeeper/domain';
+import { ChannelsService, type OpenChannel } from '../../channels/channels.service';
+import { type AttemptSubject, type ChannelMessage, ChannelPoster, type PostOutcome } from './channel-poster';
+import type { DeliveryOutcome, Notification, NotificationSender, SenderSession } from './notification-sender';
+
+const TEST_SUBJECT: AttemptSubject = { eventType: 'test', fingerprint: null, threshold: null, onSuccess: 'delivered' };
+const DIGEST_SUBJECT: AttemptSubject = { eventType: 'digest', fingerprint: null, threshold: null, onSuccess: 'delivered' };
+
+/**
+ * A notification channel kind's sender (docs/api-contract.md section 17): a run's session serves
+ * every enabled channel of the kind, each notification to the channel its recipient names, through
+ * ChannelPoster. A kind says only what its requests look like.
+ */
+@Injectable()
+export abstract class ChannelSender implements NotificationSender {
+  abstract readonly channel: ChannelKind;
+  abstract readonly deliveryNoun: string;
+
+  constructor(
+    protected readonly channels: ChannelsService,
+    protected readonly poster: ChannelPoster,
+  ) {}
+
+  /** The kind's request for one notification. */
+  protected abstract message(notification: Notification, channel: OpenChannel): Promise<ChannelMessage>;
+
+  /** The kind's request for `POST /notification-channels/{id}/test`. */
+  protected abstract testMessage(channel: OpenChannel): ChannelMessage;
+
+  /** A daily digest's one request; only the kinds that allow `mode: "daily"` have it. */
+  protected digestMessage?(notifications: Notification[], channel: OpenChannel): Promise<ChannelMessage>;
+
+  /** What the kind does once a run's deliveries are done, over its enabled channels. */
+  protected finishRun?(channels: OpenChannel[], signal: AbortSignal): Promise<void>;
+
+  /** Null when no channel of this kind is enabled: its recipients are then not served. */
+  async open(): Promise<SenderSession | null> {
+    const open = await this.channels.openEnabled(this.channel);
+    if (open.length === 0) return null;
+    const byId = new Map(open.map((channel) => [channel.id, channel]));
+    const withChannel = async (notification: Notification, post: (channel: OpenChannel) => Promise<DeliveryOutcome>) => {
+      const channel = byId.get(notification.recipient.channelId ?? '');
+      return channel ? post(channel) : UNOPENED;
+    };
+    const digestMessage = this.digestMessage?.bind(this);
+    const finishRun = this.finishRun?.bind(this);
+    return {
+      send: (notification, { signal }) =>
+        withChannel(notification, async (channel) =>
+          this.poster.post(channel, await this.message(notification, channel), subjectOf(notification), signal),
+        ),
+      ...(digestMessage && {
+        sendDigest: (notifications: Notification[], { signal }: { signal: AbortSignal }) =>
+          withChannel(notifications[0], async (channel) =>
+            this.poster.post(channel, await digestMessage(notifications, channel), DIGEST_SUBJECT, signal),
+          ),
+      }),
+      ...(finishRun && { finish: ({ signal }: { signal: AbortSignal }) => finishRun(open, signal) }),
+      close: () => undefined,
+    };
+  }
+
+  /** Sends the kind's test message to one channel now, enabled or not. */
+  sendTest(channel: OpenChannel, signal: AbortSignal): Promise<PostOutcome> {
+    return this.poster.post(channel, this.testMessage(channel), TEST_SUBJECT, signal);
+  }
+}
+
+/** A channel left out of the run because its URL or secret cannot be decrypted (ChannelsService logged it). */
+const UNOPENED: DeliveryOutcome = {
+  status: 'failed',
+  failure: {
+    reason: 'other',
+    replyCode: null,
+    description: 'the stored URL or secret cannot be decrypted with the current ENCRYPTION_KEY',
+  },
+};
+
+function subjectOf(notification: Notification): AttemptSubject {
+  return {
+    eventType: notification.eventType,
+    fingerprint: notification.fingerprint,
+    threshold: notification.bucket,
+    onSuccess: 'delivered',
+  };
+}
+
+/** Whether a sender is a notification channel kind's (the test route's senders), rather than e-mail's. */
+export function isChannelSender(sender: NotificationSender): sender is ChannelSender {
+  return sender instanceof ChannelSender;
+}

@@ -1,0 +1,120 @@
+import { mintCertificate } from '@certkeeper/domain/testing';
+import { type HttpReceiver, startHttpReceiver } from '@certkeeper/net/testing';
+import { DAY } from './support/fake-clock';
+import { replicaPair } from './support/replica-pair';
+import { type RunningService, stopService } from './support/service-process';
+
+const ADMIN = { email: 'admin@channel-replicas.test', password: 'replica-password-1' };
+
+interface Totals {
+  alertsSent: number;
+  alreadySent: number;
+  failed: number;
+}
+
+/**
+ * Notification channels on two API processes sharing one database, as two replicas behind a load
+ * balancer (docs/api-contract.md section 17): runs started together on both while the receivers
+ * are slow deliver everything once, and a replica killed while a receiver holds its request loses
+ * nothing; the one request in flight goes again with the same webhook-id.
+ */
+describe('notification channels on two replicas', () => {
+  const replicas = replicaPair('channel-replicas', ADMIN);
+  const call = replicas.call;
+  const receivers: HttpReceiver[] = [];
+  afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())));
+  beforeAll(async () => {
+    // Channels only: the administrator's e-mail stays out of the counts.
+    expect((await call(replicas.b, 'PUT', '/me', JSON.stringify({ notify: false }))).status).toBe(200);
+  });
+
+  async function receiver(...args: Parameters<typeof startHttpReceiver>): Promise<HttpReceiver> {
+    const started = await startHttpReceiver(...args);
+    receivers.push(started);
+    return started;
+  }
+
+  async function channel(body: Record<string, unknown>): Promise<string> {
+    const created = await call(replicas.b, 'POST', '/notification-channels', JSON.stringify(body));
+    expect(created.status).toBe(201);
+    return (created.body as { id: string }).id;
+  }
+
+  async function disableChannels(): Promise<void> {
+    const list = (await call(replicas.b, 'GET', '/notification-channels')).body as { id: string }[];
+    for (const { id } of list)
+      expect((await call(replicas.b, 'PATCH', `/notification-channels/${id}`, JSON.stringify({ enabled: false }))).status).toBe(200);
+  }
+
+  /** Manual endpoints tagged `tag` with certificates 10 days from expiry: one 14-day event each. */
+  async function expiringCertificates(prefix: string, count: number, tag: string): Promise<void> {
+    for (let n = 0; n < count; n += 1) {
+      const notAfter = new Date(Math.floor((Date.now() + 10 * DAY) / 1000) * 1000);
+      const certificate = await mintCertificate({
+        subject: `CN=${prefix}-${n}.example.com`,
+        notBefore: new Date(notAfter.getTime() - 90 * DAY),
+        notAfter,
+      });
+      const created = await call(replicas.b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual', tags: [tag] }));
+      const id = (created.body as { id: string }).id;
+      expect((await call(replicas.b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
+    }
+  }
+
+  const runOn = async (replica: RunningService) => {
+    const { status, body } = await call(replica, 'POST', '/alerts/run');
+    return { status, totals: body as Totals };
+  };
+
+  it('delivers every event once on every channel while slow receivers answer runs started together on both replicas', async () => {
+    const slow = () => ({ status: 200, delayMs: 400 });
+    const webhook = await receiver(slow);
+    const slack = await receiver(slow);
+    const ntfy = await receiver(slow);
+    await channel({ name: 'hook', kind: 'webhook', url: `${webhook.url}/in`, tags: ['team:slow'] });
+    await channel({ name: 'slack', kind: 'slack', url: `${slack.url}/services/x`, tags: ['team:slow'] });
+    await channel({ name: 'ntfy', kind: 'ntfy', url: `${ntfy.url}/certs`, tags: ['team:slow'] });
+    await expiringCertificates('slow', 8, 'team:slow');
+
+    const [onA, onB] = await Promise.all([runOn(replicas.a), runOn(replicas.b)]);
+    expect([onA.status, onB.status]).toEqual([200, 200]);
+    // Whichever ran first sent all 24; the other found them delivered.
+    expect(onA.totals.alertsSent + onB.totals.alertsSent).toBe(24);
+    expect(onA.totals.failed + onB.totals.failed).toBe(0);
+    for (const one of [webhook, slack, ntfy]) expect(one.requests).toHaveLength(8);
+    expect(new Set(webhook.requests.map((r) => r.headers['webhook-id'])).size).toBe(8);
+    expect(new Set(slack.requests.map((r) => r.body)).size).toBe(8);
+    expect(await runOn(replicas.a)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 24, failed: 0, failures: [] } });
+    await disableChannels();
+  }, 120_000);
+
+  it('loses nothing when a replica is killed while a receiver holds its request, and resends that one with the same webhook-id', async () => {
+    let killed = false;
+    const hook: HttpReceiver = await receiver((_request, index) => {
+      // The third request reaches the receiver; its sender dies before the answer.
+      if (index === 2 && !killed) {
+        killed = true;
+        void stopService(replicas.a, 'SIGKILL');
+        return 'stall';
+      }
+      return { status: 200 };
+    });
+    await channel({ name: 'crash-hook', kind: 'webhook', url: `${hook.url}/in`, tags: ['team:crash'] });
+    await expiringCertificates('crash', 6, 'team:crash');
+
+    await call(replicas.a, 'POST', '/alerts/run').catch(() => undefined);
+    expect(killed).toBe(true);
+    expect(hook.requests).toHaveLength(3);
+    const interrupted = hook.requests[2].headers['webhook-id'];
+
+    const afterCrash = await runOn(replicas.b);
+    expect(afterCrash.status).toBe(200);
+    // The two answered before the crash are not sent again; the interrupted one and the three never tried are.
+    expect(afterCrash.totals).toEqual({ alertsSent: 4, alreadySent: 2, failed: 0, failures: [] });
+    const ids = hook.requests.map((request) => request.headers['webhook-id']);
+    expect(ids).toHaveLength(7);
+    expect(new Set(ids).size).toBe(6);
+    expect(ids.filter((id) => id === interrupted)).toHaveLength(2);
+    expect(await runOn(replicas.b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 6, failed: 0, failures: [] } });
+  }, 120_000);
+});

@@ -1,0 +1,140 @@
+import { request } from 'node:http';
+import { type HttpReceiver, recordFigure, startHttpReceiver } from '@certkeeper/net/testing';
+import { Client } from 'pg';
+import { BENCH_ADMIN, benchApiEnv, login, memoryOf, startApi, stopApi, withBenchDatabase } from './lib';
+
+/**
+ * Notification channels (docs/api-contract.md section 17): the alert job delivering to 20 channels
+ * (every kind) over 5,000 due certificates, each channel a local node:http receiver. Its rate,
+ * deliveries per second, stands beside a bare HTTP client's rate to the same receivers (one
+ * request at a time, a connection each, as the job posts), and the API process's peak memory
+ * (VmHWM) beside its target. `--small`: 5 channels over 200 certificates, for a quick check.
+ */
+
+const SMALL = process.argv.includes('--small');
+const CHANNELS = SMALL ? 5 : 20;
+const CERTIFICATES = SMALL ? 200 : 5_000;
+const BARE_REQUESTS = SMALL ? 500 : 5_000;
+const KINDS = ['webhook', 'slack', 'teams', 'ntfy', 'pagerduty'] as const;
+
+async function seed(url: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO endpoints (name, type, tags, search_text)
+       SELECT format('endpoint-%s', i), 'manual', '{}', format('endpoint-%s', i) FROM generate_series(1, $1) AS i`,
+      [CERTIFICATES],
+    );
+    // Every certificate expires within 30 days: one cert_expiring delivery per channel.
+    await client.query(
+      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text, not_before, not_after,
+              key_algorithm, signature_algorithm, is_ca, self_signed)
+       SELECT encode(sha256(i::text::bytea), 'hex'), encode(sha256(('s' || i)::bytea), 'hex'), sha256(i::text::bytea), to_hex(i), format('CN=c%s', i), 'CN=CA',
+              format('c%s.example.com', i), ARRAY[format('c%s.example.com', i)], '', now() - interval '60 days',
+              now() + (i % 30) * interval '1 day' + interval '1 hour', 'ECDSA', 'ecdsa-with-SHA256', false, false
+         FROM generate_series(1, $1) AS i`,
+      [CERTIFICATES],
+    );
+    await client.query(
+      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
+       SELECT e.id, c.fingerprint, 'manual', true, c.not_after, now(), now()
+         FROM (SELECT id, row_number() OVER (ORDER BY name) AS n FROM endpoints) e
+         -- Only the seeded ones: the API has stored the root stores' anchors by now.
+         JOIN (SELECT fingerprint, not_after, row_number() OVER (ORDER BY fingerprint) AS n FROM certificates WHERE issuer = 'CN=CA') c USING (n)`,
+    );
+    await client.query('UPDATE users SET notify = false');
+    await client.query('VACUUM (ANALYZE)');
+  } finally {
+    await client.end();
+  }
+}
+
+/** The bare client: one POST at a time, a fresh connection each (as libs/net posts), `count` of them. */
+async function bareRate(receivers: HttpReceiver[], count: number): Promise<number> {
+  const body = JSON.stringify({ text: 'x'.repeat(600) });
+  const started = performance.now();
+  for (let n = 0; n < count; n += 1) {
+    const url = new URL(`${receivers[n % receivers.length].url}/bare`);
+    await new Promise<void>((resolve, reject) => {
+      const sent = request(
+        url,
+        { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
+      sent.on('error', reject);
+      sent.end(body);
+    });
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+async function main(): Promise<void> {
+  await withBenchDatabase('channels', async (database) => {
+    const receivers = await Promise.all(Array.from({ length: CHANNELS }, () => startHttpReceiver(() => ({ status: 202 }))));
+    // The API migrates the database and creates its administrator; the seed follows.
+    const api = await startApi(benchApiEnv(database.url));
+    try {
+      await seed(database.url);
+      const token = await login(api.baseUrl, BENCH_ADMIN.email, BENCH_ADMIN.password);
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${api.baseUrl}/api/v1${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(4 * 3600_000),
+        });
+      for (let n = 0; n < CHANNELS; n += 1) {
+        const kind = KINDS[n % KINDS.length];
+        const created = await call('POST', '/notification-channels', {
+          name: `bench-${n}`,
+          kind,
+          url: `${receivers[n].url}/in/${n}`,
+          ...(kind === 'pagerduty' ? { secret: `routing-key-${n}` } : {}),
+        });
+        if (created.status !== 201) throw new Error(`creating channel ${n} answered ${created.status}: ${await created.text()}`);
+      }
+
+      const started = performance.now();
+      const run = await call('POST', '/alerts/run');
+      const seconds = (performance.now() - started) / 1000;
+      const totals = (await run.json()) as { alertsSent: number; alreadySent: number; failed: number };
+      const received = receivers.reduce((sum, receiver) => sum + receiver.requests.length, 0);
+      const jobRate = totals.alertsSent / seconds;
+      const peak = (await memoryOf(api.pid)).peak;
+      const bare = await bareRate(receivers, BARE_REQUESTS);
+      const ratio = jobRate / bare;
+
+      process.stdout.write(
+        `\nCertkeeper notification channels benchmark (${CHANNELS} channels, ${CERTIFICATES} due certificates${SMALL ? ', --small' : ''})\n`,
+      );
+      const rows: [string, string, string, boolean][] = [
+        [
+          'channels: deliveries per second, share of a bare client',
+          `${jobRate.toFixed(0)}/s (${(ratio * 100).toFixed(0)} % of ${bare.toFixed(0)}/s)`,
+          '>= 50 %',
+          ratio >= 0.5,
+        ],
+        ['channels: API peak memory (VmHWM)', `${peak.toFixed(0)} MB`, '<= 250 MB', peak <= 250],
+      ];
+      for (const [row, measured, target, met] of rows) {
+        process.stdout.write(`  ${row.padEnd(60)} ${measured.padEnd(32)} target ${target}${met ? '' : '  (missed)'}\n`);
+        if (!SMALL) recordFigure({ row, measured, target, met });
+      }
+      process.stdout.write(
+        `  ${'deliveries'.padEnd(60)} ${totals.alertsSent} sent, ${totals.alreadySent} already sent, ${totals.failed} failed, ${received} received in ${seconds.toFixed(1)} s\n`,
+      );
+    } finally {
+      await stopApi(api);
+      await Promise.all(receivers.map((receiver) => receiver.close()));
+    }
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

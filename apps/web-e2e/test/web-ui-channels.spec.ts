@@ -1,0 +1,115 @@
+import type { Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { type HttpReceiver, startHttpReceiver } from '@certkeeper/net/testing';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, login, type TestApp } from '../../api/test/support/test-app';
+import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
+
+/** A link of the main navigation, which a phone folds behind its Menu button. */
+async function openFromMenu(page: Page, link: string): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+}
+
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+
+/*
+ * The Channels screen in headless Chromium against the real API and a local receiver, at a
+ * desktop and a phone size: an admin adds a webhook and copies its signing secret shown once,
+ * sends a test the receiver verifies, sees the deliveries with their errors, and the dashboard's
+ * banner names the failing channel (docs/api-contract.md section 17).
+ */
+describeWithChromium('the Channels screen in a browser', () => {
+  const session = browserSession();
+  let t: TestApp;
+  let page: Page;
+  let receiver: HttpReceiver;
+  beforeAll(async () => {
+    receiver = await startHttpReceiver();
+  });
+  afterAll(() => receiver.close());
+  beforeEach(() => {
+    ({ app: t, page } = session);
+  });
+
+  it.each(VIEWPORTS)(
+    'adds a webhook, shows its secret once, sends a test, lists the deliveries and flags a failing channel ($name)',
+    async (viewport) => {
+      await page.setViewportSize({ width: viewport.width, height: viewport.height });
+      receiver.answer(() => ({ status: 200 }));
+      receiver.requests.length = 0;
+      await page.goto('/login');
+      await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+      await page
+        .getByRole('button', { name: 'Menu' })
+        .or(page.getByRole('navigation', { name: 'Main' }))
+        .first()
+        .waitFor();
+      await openFromMenu(page, 'Settings');
+      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Channels', exact: true }).click();
+      await page.getByRole('heading', { name: 'Notification channels', level: 1 }).waitFor();
+
+      // The kind decides the fields: a Slack channel has no secret, PagerDuty asks for its routing key.
+      const form = page.getByRole('form', { name: 'Add a channel' });
+      await form.getByLabel('Kind').selectOption('slack');
+      expect(await form.getByLabel('Routing key').count()).toBe(0);
+      await form.getByLabel('Kind').selectOption('pagerduty');
+      await form.getByLabel('Routing key').waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+
+      const name = `hook-${viewport.name}`;
+      await form.getByLabel('Kind').selectOption('webhook');
+      await form.getByLabel('Name').fill(name);
+      await form.getByLabel('Receiver URL').fill(`${receiver.url}/in/${viewport.name}`);
+      await form.getByRole('button', { name: 'Add the channel' }).click();
+      await form.getByRole('status').getByText(`Added ${name}.`).waitFor();
+      const secretBox = page.getByLabel(`Signing secret of ${name}`);
+      const secret = await secretBox.inputValue();
+      expect(secret).toMatch(/^whsec_/);
+      await page.getByRole('button', { name: 'Copy the signing secret' }).click();
+      expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // Send test: the receiver verifies the signature with the secret it was shown.
+      const row = page.getByRole('row', { name: new RegExp(name) });
+      await row.getByRole('button', { name: `Send test to ${name}` }).click();
+      await row.getByRole('status').getByText('The receiver accepted the test message.').waitFor();
+      const [test] = receiver.requests;
+      expect(
+        new Webhook(secret).verify(test.body, {
+          'webhook-id': test.headers['webhook-id'] as string,
+          'webhook-timestamp': test.headers['webhook-timestamp'] as string,
+          'webhook-signature': test.headers['webhook-signature'] as string,
+        }),
+      ).toMatchObject({ type: 'test' });
+
+      // A receiver that refuses: the error is shown beside the button, in the deliveries, and on the dashboard.
+      receiver.answer(() => ({ status: 503 }));
+      await row.getByRole('button', { name: `Send test to ${name}` }).click();
+      await row
+        .getByRole('alert')
+        .getByText(/The test message failed: the receiver answered HTTP 503\./)
+        .waitFor();
+      await row.getByRole('button', { name: `Deliveries of ${name}` }).click();
+      const deliveries = page.getByRole('region', { name: `Deliveries to ${name}` });
+      await deliveries.getByRole('cell', { name: 'the receiver answered HTTP 503' }).waitFor();
+      expect(await deliveries.getByRole('row').count()).toBe(3);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await openFromMenu(page, 'Dashboard');
+      const banner = page.getByRole('region', { name: 'Alerts may not reach anyone' });
+      await banner.getByText(`${name} (webhook: the receiver answered HTTP 503)`, { exact: false }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // The secret never comes back from the API.
+      const listed = await t.http
+        .get('/api/v1/notification-channels')
+        .set(bearer(await login(t)))
+        .expect(200);
+      expect(listed.text).not.toContain(secret.slice(6));
+    },
+  );
+});
