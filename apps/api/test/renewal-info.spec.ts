@@ -23,6 +23,14 @@ const renewalInfoOf = async (w: RenewalInfoWorld, fingerprint: string): Promise<
     ).body as { renewalInfo: RenewalInfo | null }
   ).renewalInfo;
 
+/** The endpoints showing `code` after the hourly findings pass (run with check-revocation), by name. */
+const showing = async (w: RenewalInfoWorld, code: string): Promise<string[]> => {
+  const token = await w.token();
+  await w.t.http.post('/api/v1/maintenance/tasks/check-revocation/run').set(bearer(token)).expect(200);
+  const list = await w.t.http.get(`/api/v1/endpoints?finding=${code}&limit=500`).set(bearer(token)).expect(200);
+  return (list.body as { items: { name: string }[] }).items.map((endpoint) => endpoint.name);
+};
+
 const overdueCount = async (w: RenewalInfoWorld): Promise<number> =>
   (
     (
@@ -120,6 +128,8 @@ describe('ACME renewal information', () => {
     expect(mail.text).toContain('Why: https://ca.example/incident');
     expect(mail.text).toContain('Used by: ended.example.com');
     expect(await overdueCount(w)).toBe(1);
+    // The endpoint says so too, as the finding renewal_overdue (docs/api-contract.md section 18).
+    expect(await showing(w, 'renewal_overdue')).toEqual(['ended.example.com']);
 
     // The CA asks for early renewal of the other one: its window now lies in the past.
     windows.set(certIdOf(moved), windowBody(new Date(now - 2 * DAY), new Date(now - HOUR)));

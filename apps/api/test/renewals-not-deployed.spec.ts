@@ -208,11 +208,19 @@ describe('renewals never deployed', () => {
         items: { id: string; renewalNotDeployed: boolean }[];
         totalCount: number;
       };
+    // The finding renewal_not_deployed (docs/api-contract.md section 18), after the hourly findings pass.
+    const findingsOf = async () => {
+      await t.http.post('/api/v1/maintenance/tasks/check-revocation/run').set(bearer(admin)).expect(200);
+      const endpoint = await t.http.get(`/api/v1/endpoints/${id}`).set(bearer(admin)).expect(200);
+      return (endpoint.body as { findings: { code: string }[] }).findings.map((finding) => finding.code);
+    };
     const before = await listed(true);
     expect(before.items.map((e) => e.id)).not.toContain(id);
     expect(await counted()).toBe(before.totalCount);
+    expect(await findingsOf()).not.toContain('renewal_not_deployed');
 
     await waitPastTheDelay();
+    expect(await findingsOf()).toContain('renewal_not_deployed');
     const superseded = await listed(true);
     expect(superseded.items.map((e) => e.id)).toContain(id);
     expect(superseded.items.every((e) => e.renewalNotDeployed)).toBe(true);

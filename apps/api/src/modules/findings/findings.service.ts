@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { evaluateFindings, FINDING_CODES, FINDING_DEFINITIONS, NO_RENEWAL_FACTS, type RenewalFindingFacts } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
+import { SettingsService } from '../settings/settings.service';
 import type { Transaction } from '../../database/transaction';
 import { type FindingEndpointRow, FindingsRepository, type StoredFindingInputs } from './findings.repository';
 
@@ -19,6 +20,7 @@ const PASS_BATCH = 1000;
 export class FindingsService {
   constructor(
     private readonly findings: FindingsRepository,
+    private readonly settings: SettingsService,
     private readonly clock: Clock,
   ) {}
 
@@ -82,21 +84,18 @@ export class FindingsService {
 
   private async recomputeBatch(endpointIds: string[], transaction?: Transaction): Promise<number> {
     const now = this.clock.now();
-    const changed = (await this.findings.loadInputs(endpointIds, transaction)).flatMap((inputs) => {
-      const codes = visibleCodes(inputs, renewalFactsOf(inputs), now);
+    const policy = await this.settings.alertPolicy();
+    const rule = { now, renewalInfo: policy.renewalInfo, afterHours: policy.supersededAfterHours };
+    // One after the other: within a transaction both run on its one connection.
+    const inputsOf = await this.findings.loadInputs(endpointIds, transaction);
+    const renewalOf = await this.findings.renewalFacts(endpointIds, rule, transaction);
+    const changed = inputsOf.flatMap((inputs) => {
+      const codes = visibleCodes(inputs, renewalOf.get(inputs.endpointId) ?? NO_RENEWAL_FACTS, now);
       return sameCodes(codes, inputs.codes) ? [] : [{ endpointId: inputs.endpointId, codes }];
     });
     await this.findings.saveCodes(changed, now, transaction);
     return changed.length;
   }
-}
-
-/**
- * The seam of the renewal findings (renewal_overdue, renewal_not_deployed): the features of
- * sections 15 and 16 answer them here from their own facts. Until then an endpoint has neither.
- */
-export function renewalFactsOf(_inputs: StoredFindingInputs): RenewalFindingFacts {
-  return NO_RENEWAL_FACTS;
 }
 
 function visibleCodes(inputs: StoredFindingInputs, renewal: RenewalFindingFacts, now: Date): string[] {
