@@ -90,10 +90,11 @@ export const COLUMNS = [
   'scanExempt',
   'notes',
   'tags',
+  'ignoredFindings',
 ] as const;
 type Column = (typeof COLUMNS)[number];
 export const EXPECTED_HEADER = COLUMNS.join(',');
-/** Several tags in one cell, as the CSV export writes them. */
+/** Several tags (or ignored finding codes) in one cell, as the CSV export writes them. */
 const TAG_SEPARATOR = ';';
 
 export interface ImportRow {
@@ -114,6 +115,7 @@ const SERVER_SET_COLUMNS = [
   'resolvedIp',
   'soonestNotAfter',
   'daysRemaining',
+  'findings',
   'createdAt',
   'updatedAt',
 ] as const;
@@ -175,6 +177,7 @@ function cellValue(column: Column, raw: string): unknown {
       return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : cell;
     }
     case 'tags':
+    case 'ignoredFindings':
       return cell
         .split(TAG_SEPARATOR)
         .map((tag) => tag.trim())
