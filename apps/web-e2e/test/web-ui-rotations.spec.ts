@@ -67,6 +67,8 @@ describeWithChromium('rotations and renewals not deployed in a browser', () => {
       await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
 
       await page.goto('/endpoints');
+      // On a phone the filters fold behind a button.
+      if (width < 640) await page.getByRole('button', { name: 'Filters', expanded: false }).click();
       await page.getByLabel('Renewal').selectOption({ label: 'Not deployed' });
       await page.waitForURL(/superseded=true/);
       const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Customer portal' }) });
