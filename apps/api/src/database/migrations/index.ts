@@ -21,8 +21,8 @@ import { NotificationOutbox1795359600000 } from './1795359600000-NotificationOut
 import { CalendarChangeSignal1795402800000 } from './1795402800000-CalendarChangeSignal';
 import { RenewalInfo1795800000000 } from './1795800000000-RenewalInfo';
 import { Rotations1795900000000 } from './1795900000000-Rotations';
-import { RevocationAndFindings1796100000000 } from './1796100000000-RevocationAndFindings';
 import { NotificationChannels1796000000000 } from './1796000000000-NotificationChannels';
+import { RevocationAndFindings1796100000000 } from './1796100000000-RevocationAndFindings';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -49,6 +49,6 @@ export const MIGRATIONS = [
   CalendarChangeSignal1795402800000,
   RenewalInfo1795800000000,
   Rotations1795900000000,
-  RevocationAndFindings1796100000000,
   NotificationChannels1796000000000,
+  RevocationAndFindings1796100000000,
 ];

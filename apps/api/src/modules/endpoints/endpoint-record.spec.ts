@@ -24,6 +24,7 @@ describe('buildEndpointRecord', () => {
       ipAddress: null,
       starttls: null,
       metadataUrl: null,
+      ignoredFindings: [],
     });
   });
 
