@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningService, sharedServiceEnvironment, startService, stopService } from './service-process';
+import { callService, type RunningService, sharedServiceEnvironment, signInToService, startService, stopService } from './service-process';
 import { createTestDatabase } from './test-app';
 import { databaseUrl, withAdminClient } from './test-database';
 
@@ -9,7 +9,7 @@ export interface ReplicaPair {
   /** The two API processes; read them once the spec's hooks have run. */
   readonly a: RunningService;
   readonly b: RunningService;
-  /** A request to `replica` as the administrator, its status and its JSON body (null when empty). */
+  /** A request to `replica` as the administrator: its status, and its body parsed when JSON (its text otherwise). */
   call(
     replica: RunningService,
     method: string,
@@ -35,12 +35,7 @@ export function replicaPair(name: string, admin: { email: string; password: stri
     databaseName = await createTestDatabase();
     const env = sharedServiceEnvironment(databaseUrl(databaseName), admin);
     [pair.a, pair.b] = await Promise.all(['a', 'b'].map((replica) => startService({ ...env, DATA_DIR: join(directory, replica) })));
-    const login = await fetch(`${pair.a.baseUrl}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(admin),
-    });
-    token = ((await login.json()) as { token: string }).token;
+    token = await signInToService(pair.a, admin);
   }, 60_000);
 
   afterAll(async () => {
@@ -56,15 +51,7 @@ export function replicaPair(name: string, admin: { email: string; password: stri
     get b() {
       return pair.b;
     },
-    call: async (replica, method, path, body, contentType = 'application/json') => {
-      const response = await fetch(`${replica.baseUrl}/api/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-        body,
-        signal: AbortSignal.timeout(120_000),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
-    },
+    call: (replica, method, path, body, contentType) =>
+      callService(replica, token, { method, path, body, contentType, timeoutMs: 120_000 }),
   };
 }
