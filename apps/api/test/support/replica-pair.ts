@@ -9,6 +9,8 @@ export interface ReplicaPair {
   /** The two API processes; read them once the spec's hooks have run. */
   readonly a: RunningService;
   readonly b: RunningService;
+  /** The shared database, for a spec that sets up rows no route writes (a backdated renewal). */
+  readonly databaseUrl: string;
   /** A request to `replica` as the administrator: its status, and its body parsed when JSON (its text otherwise). */
   call(
     replica: RunningService,
@@ -50,6 +52,9 @@ export function replicaPair(name: string, admin: { email: string; password: stri
     },
     get b() {
       return pair.b;
+    },
+    get databaseUrl() {
+      return databaseUrl(databaseName);
     },
     call: (replica, method, path, body, contentType) =>
       callService(replica, token, { method, path, body, contentType, timeoutMs: 120_000 }),
