@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { DAY, HOUR } from './support/fake-clock';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { bearer, createTestApp, createUser, login, manualEndpointWith, type TestApp } from './support/test-app';
 
 const DEFAULT_POLICY = { lifetimeAware: false, lifetimeFraction: 0.33, renewalInfo: true, supersededAfterHours: 24 };
@@ -102,7 +102,7 @@ describe('lifetime-aware thresholds in the alert job', () => {
     t = await createTestApp();
     admin = await login(t);
     smtp = await startSmtpServer();
-    const mail = { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    const mail = mailSettingsFor(smtp);
     await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mail).expect(200);
   });
   afterEach(async () => {

@@ -2,7 +2,7 @@ import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/test
 import { DAY } from './support/fake-clock';
 import { replicaPair } from './support/replica-pair';
 import { type RunningService, stopService } from './support/service-process';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
 
 const ADMIN = { email: 'admin@alert-replicas.test', password: 'replica-password-1' };
 
@@ -26,7 +26,7 @@ describe('the alert job on two replicas', () => {
 
   /** Mail through `smtp`; the first administrator (notify on) is the one recipient. */
   async function sendMailTo(smtp: TestSmtpServer): Promise<void> {
-    const mail = { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    const mail = mailSettingsFor(smtp);
     expect((await call(replicas.b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
   }
 

@@ -3,7 +3,7 @@ import { LoopbackServers } from '@certkeeper/net/testing';
 import { DAY } from './support/fake-clock';
 import { replicaPair } from './support/replica-pair';
 import type { RunningService } from './support/service-process';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp';
+import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
 
 const ADMIN = { email: 'admin@revocation-replicas.test', password: 'replica-password-1' };
 
@@ -55,7 +55,7 @@ describe('cert_revoked on two replicas', () => {
       id: string;
     };
     expect((await call(replicas.b, 'POST', `/endpoints/${endpoint.id}/certificate`, leaf.pem, 'application/x-pem-file')).status).toBe(201);
-    const mail = { enabled: true, host: '127.0.0.1', port: relay.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+    const mail = mailSettingsFor(relay);
     expect((await call(replicas.b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
 
     // Both replicas check at once: one runs the task, the other is refused while it holds the lock, or runs after it.

@@ -4,7 +4,7 @@ import * as pkijs from 'pkijs';
 import type { AppConfig } from '../../src/config/app-config';
 import { startAcmeServer, type TestAcmeServer } from '@certkeeper/net/testing';
 import { DAY } from './fake-clock';
-import { startSmtpServer, type TestSmtpServer } from './smtp';
+import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './smtp';
 import { bearer, createTestApp, login, manualEndpointWith, type TestApp } from './test-app';
 
 export interface AlertTotals {
@@ -42,7 +42,7 @@ export async function renewalInfoWorld(overrides: Partial<AppConfig> = {}): Prom
   const servers: TestAcmeServer[] = [];
   const token = () => login(t);
   const admin = await token();
-  const mail = { enabled: true, host: '127.0.0.1', port: smtp.port, tlsMode: 'none', auth: 'none', fromAddress: 'alerts@example.com' };
+  const mail = mailSettingsFor(smtp);
   await t.http.put('/api/v1/settings/mail').set(bearer(admin)).send(mail).expect(200);
   const issuer = await issuingCa('Renewal Test CA');
   return {
