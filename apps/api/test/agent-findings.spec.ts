@@ -1,4 +1,4 @@
-import { createHash, webcrypto } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,10 +6,10 @@ import { generateKeyPair, mintCertificate, type MintedCertificate, privateKeyPem
 import { type LocalServer, startOpensslServer } from '@certkeeper/net/testing';
 import { type AgentRun, runAgentCycle, RUN_OUTBOUND_DENY } from './support/agent-process';
 import { DAY } from './support/fake-clock';
+import { importTrustedRoots } from './support/root-stores';
 import { bearer, createTestApp, defaultScannerCredentials, login, type TestApp } from './support/test-app';
 import { SwappableTlsServer } from './support/tls-servers';
 
-const sha256 = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
 const runAgentOnce = (apiUrl: string, token: string): Promise<AgentRun> =>
   runAgentCycle(apiUrl, token, { SCANNER_CONNECT_TIMEOUT_MS: '2000', SCANNER_HANDSHAKE_TIMEOUT_MS: '2000', ...RUN_OUTBOUND_DENY });
 
@@ -19,17 +19,6 @@ const rsaKeys = (modulusLength: number, hash = 'SHA-256') =>
     'sign',
     'verify',
   ]);
-
-/** The CCADB report of one root trusted for websites by every store, as POST /root-stores/import takes it. */
-function ccadbCsv(roots: MintedCertificate[]): string {
-  const header = ['Certificate Name', 'Apple Status', 'Apple Trust Bits', 'Google Chrome Status', 'Microsoft Status', 'Microsoft EKUs'];
-  const rows = roots.map((root) => [root.certificate.subject, 'Included', 'serverAuth', 'Included', 'Included', 'Server Authentication']);
-  const full = [
-    [...header, 'Mozilla Status', 'Mozilla Trust Bits', 'SHA-256 Fingerprint'],
-    ...rows.map((row, i) => [...row, 'Included', 'Websites', sha256(roots[i])]),
-  ];
-  return full.map((cells) => cells.map((cell) => `"${cell.replace(/"/g, '""')}"`).join(',')).join('\r\n');
-}
 
 // Each finding of docs/api-contract.md section 18 on a local server modelled on the badssl.com set,
 // scanned by the real agent, and a modern server with none. Node serves the certificate cases;
@@ -63,12 +52,7 @@ describe('findings of servers scanned by the real agent', () => {
     });
     const sha1Intermediate = await mintCertificate({ subject: 'CN=Findings SHA-1 Intermediate, O=Certkeeper', issuer: sha1Root, ca: true });
     const privateRoot = await mintCertificate({ subject: 'CN=Private Root, O=Elsewhere', ca: true });
-    await t.http
-      .post('/api/v1/root-stores/import')
-      .set(bearer(admin))
-      .attach('matrix', Buffer.from(ccadbCsv([root, sha1Root])), 'AllIncludedRootCertsCSV.csv')
-      .attach('pems', Buffer.from(root.pem + sha1Root.pem), 'roots.pem')
-      .expect(200);
+    await importTrustedRoots(t, admin, [root, sha1Root]);
 
     const leaf = (name: string, options: Parameters<typeof mintCertificate>[0] = {}) =>
       mintCertificate({ issuer: intermediate, subject: `CN=${name}`, sans: [name], ...options });

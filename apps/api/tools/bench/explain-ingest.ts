@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source-options';
+import { FindingsRepository } from '../../src/modules/findings/findings.repository';
 import { LinksService } from '../../src/modules/links/links.service';
 import { LinksRepository } from '../../src/modules/links/links.repository';
 import { RotationsRepository } from '../../src/modules/rotations/rotations.repository';
@@ -12,7 +13,7 @@ import { withBenchDatabase } from './lib';
 
 /**
  * Prints EXPLAIN (ANALYZE, BUFFERS) of each statement a batch of steady-state host results runs
- * (the agent cycle's ingest: lock, scan history and endpoint outcome, link sightings), as the
+ * (the agent cycle's ingest: lock, scan history and endpoint outcome, link sightings, presented chains), as the
  * repositories send them, on `BENCH_ENDPOINTS` (default 2,000) endpoints with a current link each;
  * a batch of 1,000 re-sightings of the same leaf, rolled back after each run. `RUNS` (default 5)
  * runs are timed; the plans printed are the last run's.
@@ -34,6 +35,10 @@ async function main(): Promise<void> {
       [BATCH],
     );
     const protocol = new ScannerProtocolRepository(dataSource);
+    const findings = new FindingsRepository(dataSource);
+    const presentedChains = links.map((link) => ({ endpointId: link.endpointId, fingerprints: [link.fingerprint] }));
+    // The steady state: every endpoint's chain was presented before.
+    await dataSource.transaction((transaction) => findings.savePresentedChains(presentedChains, transaction));
     const linksService = new LinksService(new LinksRepository(dataSource), new RotationsService(new RotationsRepository(dataSource)));
 
     const totals = new Map<string, number[]>();
@@ -74,6 +79,7 @@ async function main(): Promise<void> {
         })),
         explaining,
       );
+      await findings.savePresentedChains(presentedChains, explaining);
       await runner.rollbackTransaction();
       await runner.release();
     }

@@ -130,16 +130,16 @@ export class FindingsRepository {
   }
 
   /** Replaces the codes these endpoints ignore (their findings are recomputed after). */
-  saveIgnored(rows: { endpointId: string; ignored: string[] }[], transaction: Transaction): Promise<void> {
-    return this.saveList(
+  async saveIgnored(rows: { endpointId: string; ignored: string[] }[], transaction: Transaction): Promise<void> {
+    await this.saveList(
       'ignored',
       rows.map((row) => ({ endpointId: row.endpointId, items: row.ignored })),
       transaction,
     );
   }
 
-  /** host: the chain each endpoint's latest successful scan presented, leaf first. */
-  savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<void> {
+  /** host: the chain each endpoint's latest successful scan presented, leaf first. Answers the endpoints whose chain changed. */
+  savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<string[]> {
     return this.saveList(
       'presented_chain',
       rows.map((row) => ({ endpointId: row.endpointId, items: row.fingerprints })),
@@ -147,16 +147,26 @@ export class FindingsRepository {
     );
   }
 
-  /** Replaces one text[] input column of these endpoints' rows, creating the rows that are missing. */
-  private async saveList(column: 'ignored' | 'presented_chain', rows: { endpointId: string; items: string[] }[], transaction: Transaction) {
-    if (rows.length === 0) return;
-    await transaction.query(
+  /**
+   * Replaces one text[] input column of these endpoints' rows, creating the rows that are missing;
+   * a row whose list is unchanged is left unwritten. Answers the endpoints whose list changed.
+   */
+  private async saveList(
+    column: 'ignored' | 'presented_chain',
+    rows: { endpointId: string; items: string[] }[],
+    transaction: Transaction,
+  ): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const changed = await transaction.query<{ endpointId: string }[]>(
       `INSERT INTO endpoint_findings AS f (endpoint_id, ${column})
        SELECT r."endpointId", ARRAY(SELECT jsonb_array_elements_text(r.items))
          FROM jsonb_to_recordset($1::jsonb) AS r("endpointId" uuid, items jsonb)
-       ON CONFLICT (endpoint_id) DO UPDATE SET ${column} = EXCLUDED.${column}`,
+       ON CONFLICT (endpoint_id) DO UPDATE SET ${column} = EXCLUDED.${column}
+        WHERE f.${column} IS DISTINCT FROM EXCLUDED.${column}
+       RETURNING f.endpoint_id AS "endpointId"`,
       [JSON.stringify(rows)],
     );
+    return changed.map((row) => row.endpointId);
   }
 
   /** Endpoints in scope showing each code: the dashboard's counts.findings. */

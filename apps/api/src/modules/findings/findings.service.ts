@@ -61,8 +61,8 @@ export class FindingsService {
     );
   }
 
-  /** host: the chains the latest successful scans presented, leaf first (read by weak_signature). */
-  savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<void> {
+  /** host: the chains the latest successful scans presented, leaf first (read by weak_signature); answers the endpoints whose chain changed. */
+  savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<string[]> {
     // In endpoint order, as the ingest locked the endpoints: two posts never wait on each other in a cycle.
     return this.findings.savePresentedChains(
       [...rows].sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1)),

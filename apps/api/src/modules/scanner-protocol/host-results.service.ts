@@ -41,16 +41,18 @@ export class HostResultsService {
   /**
    * The handshakes of a post, applied together in one transaction with a few set-based
    * statements however many there are (docs/performance.md says why). Should the batch fail, each
-   * result is applied alone, so one bad result never blocks the others.
+   * result is applied alone, so one bad result never blocks the others. Answers the endpoints
+   * whose findings may have changed: those whose failing, leaf, chain or TLS profile changed. A
+   * steady re-sighting changes none of them and costs no recomputation.
    */
-  async apply(scannerId: string, items: Accepted<HostScanResult>[], settle: Settle): Promise<void> {
-    if (items.length === 0) return;
+  async apply(scannerId: string, items: Accepted<HostScanResult>[], settle: Settle): Promise<Set<string>> {
+    if (items.length === 0) return new Set();
     const rounds = inRounds(items.map((item) => this.prepareHost(item)));
     try {
-      for (const [index, outcome] of await this.applyHostRounds(scannerId, rounds)) settle(index, outcome);
+      return await this.applyHostRounds(scannerId, rounds, settle);
     } catch (error) {
       if (items.length === 1 || isDatabaseUnreachable(error)) throw error;
-      await this.applyEachAlone(scannerId, rounds.flat(), settle);
+      return this.applyEachAlone(scannerId, rounds.flat(), settle);
     }
   }
 
@@ -59,17 +61,19 @@ export class HostResultsService {
    * endpoint. A result that fails alone too fails the post, but only after the others were
    * applied (the agent posts the batch again; those come back as duplicates).
    */
-  private async applyEachAlone(scannerId: string, items: PreparedHost[], settle: Settle): Promise<void> {
+  private async applyEachAlone(scannerId: string, items: PreparedHost[], settle: Settle): Promise<Set<string>> {
     let firstFailure: Error | null = null;
+    const changed = new Set<string>();
     for (const item of items) {
       try {
-        for (const [index, outcome] of await this.applyHostRounds(scannerId, [[item]])) settle(index, outcome);
+        for (const endpointId of await this.applyHostRounds(scannerId, [[item]], settle)) changed.add(endpointId);
       } catch (error) {
         if (isDatabaseUnreachable(error)) throw error;
         firstFailure ??= error instanceof Error ? error : new Error(String(error));
       }
     }
     if (firstFailure !== null) throw firstFailure;
+    return changed;
   }
 
   /** The chain parsed (or the reason it cannot be used) before any transaction opens. */
@@ -82,11 +86,12 @@ export class HostResultsService {
   /**
    * One transaction: the endpoints locked (in id order), then per round a history row for each
    * result and the outcome on its endpoint, the chains of fresh results stored, the leaves of the
-   * latest ones linked as `tls`, and their TLS profiles saved.
+   * latest ones linked as `tls`, and their TLS profiles saved. Outcomes are settled once it commits.
    */
-  private applyHostRounds(scannerId: string, rounds: PreparedHost[][]): Promise<Map<number, ResultOutcome>> {
-    return this.protocol.inTransaction(async (transaction) => {
+  private async applyHostRounds(scannerId: string, rounds: PreparedHost[][], settle: Settle): Promise<Set<string>> {
+    const { outcomes, changed } = await this.protocol.inTransaction(async (transaction) => {
       const outcomes = new Map<number, ResultOutcome>();
+      const changed = new Set<string>();
       const all = rounds.flat();
       const present = await this.protocol.lockEndpoints([...new Set(all.map((item) => item.result.endpointId))], transaction);
       const completeness = await this.chainCompleteness(all, transaction);
@@ -98,6 +103,7 @@ export class HostResultsService {
         );
         const fresh = round.filter((item) => runs.has(item.result.endpointId));
         const latest = fresh.filter((item) => runs.get(item.result.endpointId)!.latest);
+        for (const [endpointId, run] of runs) if (run.changedFindingInputs) changed.add(endpointId);
         await this.storeChains(fresh, stored, transaction);
         // A late result from an agent's buffer is history only: it must not undo what a newer run saw.
         await this.links.applySightings(
@@ -115,13 +121,13 @@ export class HostResultsService {
           ),
           transaction,
         );
-        await this.findings.savePresentedChains(
+        const chainsChanged = await this.findings.savePresentedChains(
           latest.flatMap(({ result, chain }) =>
             chain.length > 0 ? [{ endpointId: result.endpointId, fingerprints: chain.map((c) => c.fingerprintSha256) }] : [],
           ),
           transaction,
         );
-        await this.protocol.saveTlsProfiles(
+        const profilesChanged = await this.protocol.saveTlsProfiles(
           latest.flatMap(({ result, failure }) =>
             failure === null && result.tlsProfile
               ? [{ endpointId: result.endpointId, profile: result.tlsProfile, scannedAt: new Date(result.scannedAt) }]
@@ -129,6 +135,7 @@ export class HostResultsService {
           ),
           transaction,
         );
+        for (const endpointId of [...chainsChanged, ...profilesChanged]) changed.add(endpointId);
         for (const { index, result } of round) {
           const ids = { resultId: result.resultId, endpointId: result.endpointId };
           outcomes.set(
@@ -139,8 +146,10 @@ export class HostResultsService {
           );
         }
       }
-      return outcomes;
+      return { outcomes, changed };
     });
+    for (const [index, outcome] of outcomes) settle(index, outcome);
+    return changed;
   }
 
   /** Each PEM of the presented chain parsed here (or found parsed before); null when any is not a certificate. */

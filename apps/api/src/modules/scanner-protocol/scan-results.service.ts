@@ -54,9 +54,10 @@ export class ScanResultsService {
     });
 
     const settle = (index: number, outcome: ResultOutcome) => (outcomes[index] = outcome);
-    await Promise.all([this.hosts.apply(scanner.id, hosts, settle), this.samls.apply(scanner.id, samls, settle)]);
-    // A result changes what is wrong with its endpoint (scan_failing, the certificate, the chain, the TLS profile).
-    await this.findings.recompute(outcomes.flatMap((outcome) => (outcome.status === 'accepted' ? [outcome.endpointId] : [])));
+    const [hostsChanged] = await Promise.all([this.hosts.apply(scanner.id, hosts, settle), this.samls.apply(scanner.id, samls, settle)]);
+    // A result can change what is wrong with its endpoint (scan_failing, the certificate, the chain, the TLS profile).
+    const samlsAccepted = samls.flatMap(({ index }) => (outcomes[index].status === 'accepted' ? [outcomes[index].endpointId] : []));
+    await this.findings.recompute([...hostsChanged, ...samlsAccepted]);
     return outcomes;
   }
 }

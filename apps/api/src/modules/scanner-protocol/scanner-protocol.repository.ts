@@ -23,6 +23,12 @@ export interface HistoryRow {
   chainComplete: boolean | null;
 }
 
+/** A fresh run as recordRuns applied it. */
+export interface RecordedRun {
+  latest: boolean;
+  changedFindingInputs: boolean;
+}
+
 const PROFILE_MAX_AGE = '1 day';
 
 @Injectable()
@@ -113,11 +119,13 @@ export class ScannerProtocolRepository {
    * there are; each endpoint at most once per call (a caller with several runs of one endpoint
    * calls again, oldest first). Returns, by endpoint id, the runs that were fresh (a result id
    * seen before, even earlier in the same call, changes nothing) with `latest`: false for a run
-   * older than its endpoint's latest applied run.
+   * older than its endpoint's latest applied run; and `changedFindingInputs`: a latest run that
+   * started or ended the endpoint's failing, or whose chain is complete where the previous
+   * successful run's was not (or the reverse).
    */
-  async recordRuns(rows: HistoryRow[], transaction: Transaction): Promise<Map<string, { latest: boolean }>> {
+  async recordRuns(rows: HistoryRow[], transaction: Transaction): Promise<Map<string, RecordedRun>> {
     if (rows.length === 0) return new Map();
-    const applied = await transaction.query<{ endpointId: string; latest: boolean }[]>(
+    const applied = await transaction.query<({ endpointId: string } & RecordedRun)[]>(
       `WITH incoming AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::boolean[], $6::text[], $7::text[], $8::text[],
                               $9::text[], $10::boolean[])
@@ -125,7 +133,13 @@ export class ScannerProtocolRepository {
        ), run AS (
          INSERT INTO scan_history (result_id, endpoint_id, scanner_id, scanned_at, success, error, resolved_ip, fingerprint, tls_version, chain_complete)
          SELECT * FROM incoming
-         ON CONFLICT (result_id) DO NOTHING RETURNING endpoint_id, scanned_at, success, error
+         ON CONFLICT (result_id) DO NOTHING
+         -- The statement's own rows are not visible to its subquery: it finds the previous successful run.
+         RETURNING endpoint_id, scanned_at, success, error,
+                   success AND chain_complete IS DISTINCT FROM (
+                     SELECT previous.chain_complete FROM scan_history previous
+                      WHERE previous.endpoint_id = scan_history.endpoint_id AND previous.success
+                      ORDER BY previous.scanned_at DESC LIMIT 1) AS completeness_changed
        ), outcome AS (
          UPDATE endpoints e
             SET last_scanned_at = run.scanned_at,
@@ -133,11 +147,13 @@ export class ScannerProtocolRepository {
                 -- A scan request is answered by a result ingested after it was made (one clock: the database's).
                 scan_requested_at = CASE WHEN e.scan_requested_at <= now() THEN NULL ELSE e.scan_requested_at END,
                 error_since = CASE WHEN run.success THEN NULL ELSE coalesce(e.error_since, run.scanned_at) END
-           FROM run
+           FROM run JOIN endpoints before ON before.id = run.endpoint_id
           WHERE e.id = run.endpoint_id AND (e.last_scanned_at IS NULL OR e.last_scanned_at <= run.scanned_at)
-          RETURNING e.id
+          RETURNING e.id, run.completeness_changed OR (before.error_since IS NULL) <> run.success AS changed
        )
-       SELECT run.endpoint_id AS "endpointId", outcome.id IS NOT NULL AS latest FROM run LEFT JOIN outcome ON outcome.id = run.endpoint_id`,
+       SELECT run.endpoint_id AS "endpointId", outcome.id IS NOT NULL AS latest,
+              coalesce(outcome.changed, false) AS "changedFindingInputs"
+         FROM run LEFT JOIN outcome ON outcome.id = run.endpoint_id`,
       [
         rows.map((row) => row.resultId),
         rows.map((row) => row.endpointId),
@@ -151,17 +167,20 @@ export class ScannerProtocolRepository {
         rows.map((row) => row.chainComplete),
       ],
     );
-    return new Map(applied.map((row) => [row.endpointId, { latest: row.latest }]));
+    return new Map(applied.map(({ endpointId, ...run }) => [endpointId, run]));
   }
 
   /**
    * Stores the latest profile of each endpoint (each at most once per call), and a history row
    * where it differs from the previous one. One statement: every part reads the profiles as they
-   * were before it.
+   * were before it. Answers the endpoints whose profile changed.
    */
-  async saveTlsProfiles(profiles: { endpointId: string; profile: TlsProfile; scannedAt: Date }[], transaction: Transaction): Promise<void> {
-    if (profiles.length === 0) return;
-    await transaction.query(
+  async saveTlsProfiles(
+    profiles: { endpointId: string; profile: TlsProfile; scannedAt: Date }[],
+    transaction: Transaction,
+  ): Promise<string[]> {
+    if (profiles.length === 0) return [];
+    const changed = await transaction.query<{ endpointId: string }[]>(
       `WITH incoming AS (
          SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::jsonb[], $4::text[], $5::text[])
            AS p(endpoint_id, scanned_at, versions, negotiated_version, negotiated_cipher_suite)
@@ -171,11 +190,14 @@ export class ScannerProtocolRepository {
           WHERE previous.endpoint_id IS NULL
              OR (previous.versions, previous.negotiated_version, previous.negotiated_cipher_suite)
                 IS DISTINCT FROM (p.versions, p.negotiated_version, p.negotiated_cipher_suite)
+         RETURNING endpoint_id
+       ), saved AS (
+         INSERT INTO endpoint_tls_profiles (endpoint_id, scanned_at, versions, negotiated_version, negotiated_cipher_suite)
+         SELECT * FROM incoming
+         ON CONFLICT (endpoint_id) DO UPDATE SET scanned_at = excluded.scanned_at, versions = excluded.versions,
+                negotiated_version = excluded.negotiated_version, negotiated_cipher_suite = excluded.negotiated_cipher_suite
        )
-       INSERT INTO endpoint_tls_profiles (endpoint_id, scanned_at, versions, negotiated_version, negotiated_cipher_suite)
-       SELECT * FROM incoming
-       ON CONFLICT (endpoint_id) DO UPDATE SET scanned_at = excluded.scanned_at, versions = excluded.versions,
-              negotiated_version = excluded.negotiated_version, negotiated_cipher_suite = excluded.negotiated_cipher_suite`,
+       SELECT endpoint_id AS "endpointId" FROM changed`,
       [
         profiles.map((p) => p.endpointId),
         profiles.map((p) => p.scannedAt),
@@ -184,6 +206,7 @@ export class ScannerProtocolRepository {
         profiles.map((p) => p.profile.negotiatedCipherSuite),
       ],
     );
+    return changed.map((row) => row.endpointId);
   }
 
   /** Keeps each distinct document once. */
