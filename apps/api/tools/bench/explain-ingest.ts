@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     );
     const protocol = new ScannerProtocolRepository(dataSource);
     const findings = new FindingsRepository(dataSource);
-    const presentedChains = links.map((link) => ({ endpointId: link.endpointId, fingerprints: [link.fingerprint] }));
+    const presentedChains = links.map((link) => ({ endpointId: link.endpointId, fingerprints: [link.fingerprint], complete: true }));
     // The steady state: every endpoint's chain was presented before.
     await dataSource.transaction((transaction) => findings.savePresentedChains(presentedChains, transaction));
     const linksService = new LinksService(new LinksRepository(dataSource), new RotationsService(new RotationsRepository(dataSource)));

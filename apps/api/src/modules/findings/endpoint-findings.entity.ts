@@ -28,6 +28,10 @@ export class EndpointFindingsEntity {
   @Column({ type: 'text', array: true, default: '{}' })
   presentedChain!: string[];
 
+  /** host: whether that chain was complete (chain_incomplete); null before a successful scan. */
+  @Column({ type: 'boolean', nullable: true })
+  presentedChainComplete!: boolean | null;
+
   @Column({ type: 'timestamptz', nullable: true })
   computedAt!: Date | null;
 }

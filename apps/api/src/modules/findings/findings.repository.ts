@@ -63,7 +63,7 @@ export class FindingsRepository {
     const rows = await (transaction ?? this.dataSource.manager).query<InputRow[]>(
       `SELECT e.id AS "endpointId", e.type, e.dns_name AS "dnsName", e.error_since AS "errorSince",
               coalesce(f.codes, '{}') AS codes, coalesce(f.ignored, '{}') AS ignored,
-              latest.chain_complete AS "chainComplete",
+              CASE WHEN e.type = 'host' THEN f.presented_chain_complete END AS "chainComplete",
               coalesce(p.versions, '[]'::jsonb) AS "tlsVersions",
               coalesce((
                 SELECT json_agg(json_build_object(
@@ -84,10 +84,6 @@ export class FindingsRepository {
          FROM endpoints e
          LEFT JOIN endpoint_findings f ON f.endpoint_id = e.id
          LEFT JOIN endpoint_tls_profiles p ON p.endpoint_id = e.id AND e.type = 'host'
-         LEFT JOIN LATERAL (
-           SELECT h.chain_complete FROM scan_history h
-            WHERE h.endpoint_id = e.id AND h.success ORDER BY h.scanned_at DESC LIMIT 1
-         ) latest ON e.type = 'host'
         WHERE e.id = ANY($1::uuid[])`,
       [endpointIds],
     );
@@ -129,42 +125,37 @@ export class FindingsRepository {
     );
   }
 
-  /** Replaces the codes these endpoints ignore (their findings are recomputed after). */
+  /** Replaces the codes these endpoints ignore, creating the rows that are missing (their findings are recomputed after). */
   async saveIgnored(rows: { endpointId: string; ignored: string[] }[], transaction: Transaction): Promise<void> {
-    await this.saveList(
-      'ignored',
-      rows.map((row) => ({ endpointId: row.endpointId, items: row.ignored })),
-      transaction,
-    );
-  }
-
-  /** host: the chain each endpoint's latest successful scan presented, leaf first. Answers the endpoints whose chain changed. */
-  savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<string[]> {
-    return this.saveList(
-      'presented_chain',
-      rows.map((row) => ({ endpointId: row.endpointId, items: row.fingerprints })),
-      transaction,
+    if (rows.length === 0) return;
+    await transaction.query(
+      `INSERT INTO endpoint_findings AS f (endpoint_id, ignored)
+       SELECT r."endpointId", ARRAY(SELECT jsonb_array_elements_text(r.ignored))
+         FROM jsonb_to_recordset($1::jsonb) AS r("endpointId" uuid, ignored jsonb)
+       ON CONFLICT (endpoint_id) DO UPDATE SET ignored = EXCLUDED.ignored`,
+      [JSON.stringify(rows)],
     );
   }
 
   /**
-   * Replaces one text[] input column of these endpoints' rows, creating the rows that are missing;
-   * a row whose list is unchanged is left unwritten. Answers the endpoints whose list changed.
+   * host: the chain each endpoint's latest successful scan presented, leaf first, and whether it
+   * was complete; a row showing the same is left unwritten. Answers the endpoints whose chain or
+   * its completeness changed.
    */
-  private async saveList(
-    column: 'ignored' | 'presented_chain',
-    rows: { endpointId: string; items: string[] }[],
+  async savePresentedChains(
+    rows: { endpointId: string; fingerprints: string[]; complete: boolean }[],
     transaction: Transaction,
   ): Promise<string[]> {
     if (rows.length === 0) return [];
     const changed = await transaction.query<{ endpointId: string }[]>(
-      `INSERT INTO endpoint_findings AS f (endpoint_id, ${column})
-       SELECT r."endpointId", ARRAY(SELECT jsonb_array_elements_text(r.items))
-         FROM jsonb_to_recordset($1::jsonb) AS r("endpointId" uuid, items jsonb)
-       ON CONFLICT (endpoint_id) DO UPDATE SET ${column} = EXCLUDED.${column}
-        WHERE f.${column} IS DISTINCT FROM EXCLUDED.${column}
+      `INSERT INTO endpoint_findings AS f (endpoint_id, presented_chain, presented_chain_complete)
+       SELECT r."endpointId", string_to_array(r.chain, ' '), r.complete
+         FROM unnest($1::uuid[], $2::text[], $3::boolean[]) AS r("endpointId", chain, complete)
+       ON CONFLICT (endpoint_id) DO UPDATE
+          SET presented_chain = EXCLUDED.presented_chain, presented_chain_complete = EXCLUDED.presented_chain_complete
+        WHERE (f.presented_chain, f.presented_chain_complete) IS DISTINCT FROM (EXCLUDED.presented_chain, EXCLUDED.presented_chain_complete)
        RETURNING f.endpoint_id AS "endpointId"`,
-      [JSON.stringify(rows)],
+      [rows.map((row) => row.endpointId), rows.map((row) => row.fingerprints.join(' ')), rows.map((row) => row.complete)],
     );
     return changed.map((row) => row.endpointId);
   }

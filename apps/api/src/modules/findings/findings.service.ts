@@ -61,8 +61,14 @@ export class FindingsService {
     );
   }
 
-  /** host: the chains the latest successful scans presented, leaf first (read by weak_signature); answers the endpoints whose chain changed. */
-  savePresentedChains(rows: { endpointId: string; fingerprints: string[] }[], transaction: Transaction): Promise<string[]> {
+  /**
+   * host: the chains the latest successful scans presented, leaf first (read by weak_signature),
+   * and whether each was complete (chain_incomplete); answers the endpoints where either changed.
+   */
+  savePresentedChains(
+    rows: { endpointId: string; fingerprints: string[]; complete: boolean }[],
+    transaction: Transaction,
+  ): Promise<string[]> {
     // In endpoint order, as the ingest locked the endpoints: two posts never wait on each other in a cycle.
     return this.findings.savePresentedChains(
       [...rows].sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1)),

@@ -103,7 +103,11 @@ export class HostResultsService {
         );
         const fresh = round.filter((item) => runs.has(item.result.endpointId));
         const latest = fresh.filter((item) => runs.get(item.result.endpointId)!.latest);
-        for (const [endpointId, run] of runs) if (run.changedFindingInputs) changed.add(endpointId);
+        for (const { result, failure } of latest) {
+          const state = present.get(result.endpointId)!;
+          if (state.failing !== (failure !== null)) changed.add(result.endpointId);
+          state.failing = failure !== null;
+        }
         await this.storeChains(fresh, stored, transaction);
         // A late result from an agent's buffer is history only: it must not undo what a newer run saw.
         await this.links.applySightings(
@@ -123,7 +127,15 @@ export class HostResultsService {
         );
         const chainsChanged = await this.findings.savePresentedChains(
           latest.flatMap(({ result, chain }) =>
-            chain.length > 0 ? [{ endpointId: result.endpointId, fingerprints: chain.map((c) => c.fingerprintSha256) }] : [],
+            chain.length > 0
+              ? [
+                  {
+                    endpointId: result.endpointId,
+                    fingerprints: chain.map((c) => c.fingerprintSha256),
+                    complete: completeness.get(chainKey(chain))!,
+                  },
+                ]
+              : [],
           ),
           transaction,
         );

@@ -23,12 +23,6 @@ export interface HistoryRow {
   chainComplete: boolean | null;
 }
 
-/** A fresh run as recordRuns applied it. */
-export interface RecordedRun {
-  latest: boolean;
-  changedFindingInputs: boolean;
-}
-
 const PROFILE_MAX_AGE = '1 day';
 
 @Injectable()
@@ -95,13 +89,14 @@ export class ScannerProtocolRepository {
   /**
    * Locks the given endpoints' rows for the rest of the transaction, in id order so that two
    * batches sharing endpoints never deadlock; the same lock LinksService takes for a sighting.
-   * Returns the ids that still exist.
+   * Returns the endpoints that still exist, each with whether its scans are failing.
    */
-  async lockEndpoints(endpointIds: string[], transaction: Transaction): Promise<Set<string>> {
-    const rows = await transaction.query<{ id: string }[]>(`SELECT id FROM endpoints WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [
-      endpointIds,
-    ]);
-    return new Set(rows.map((row) => row.id));
+  async lockEndpoints(endpointIds: string[], transaction: Transaction): Promise<Map<string, { failing: boolean }>> {
+    const rows = await transaction.query<{ id: string; failing: boolean }[]>(
+      `SELECT id, error_since IS NOT NULL AS failing FROM endpoints WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+      [endpointIds],
+    );
+    return new Map(rows.map(({ id, failing }) => [id, { failing }]));
   }
 
   /** Which of these certificates are stored. */
@@ -119,13 +114,11 @@ export class ScannerProtocolRepository {
    * there are; each endpoint at most once per call (a caller with several runs of one endpoint
    * calls again, oldest first). Returns, by endpoint id, the runs that were fresh (a result id
    * seen before, even earlier in the same call, changes nothing) with `latest`: false for a run
-   * older than its endpoint's latest applied run; and `changedFindingInputs`: a latest run that
-   * started or ended the endpoint's failing, or whose chain is complete where the previous
-   * successful run's was not (or the reverse).
+   * older than its endpoint's latest applied run.
    */
-  async recordRuns(rows: HistoryRow[], transaction: Transaction): Promise<Map<string, RecordedRun>> {
+  async recordRuns(rows: HistoryRow[], transaction: Transaction): Promise<Map<string, { latest: boolean }>> {
     if (rows.length === 0) return new Map();
-    const applied = await transaction.query<({ endpointId: string } & RecordedRun)[]>(
+    const applied = await transaction.query<{ endpointId: string; latest: boolean }[]>(
       `WITH incoming AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::boolean[], $6::text[], $7::text[], $8::text[],
                               $9::text[], $10::boolean[])
@@ -133,13 +126,7 @@ export class ScannerProtocolRepository {
        ), run AS (
          INSERT INTO scan_history (result_id, endpoint_id, scanner_id, scanned_at, success, error, resolved_ip, fingerprint, tls_version, chain_complete)
          SELECT * FROM incoming
-         ON CONFLICT (result_id) DO NOTHING
-         -- The statement's own rows are not visible to its subquery: it finds the previous successful run.
-         RETURNING endpoint_id, scanned_at, success, error,
-                   success AND chain_complete IS DISTINCT FROM (
-                     SELECT previous.chain_complete FROM scan_history previous
-                      WHERE previous.endpoint_id = scan_history.endpoint_id AND previous.success
-                      ORDER BY previous.scanned_at DESC LIMIT 1) AS completeness_changed
+         ON CONFLICT (result_id) DO NOTHING RETURNING endpoint_id, scanned_at, success, error
        ), outcome AS (
          UPDATE endpoints e
             SET last_scanned_at = run.scanned_at,
@@ -147,13 +134,11 @@ export class ScannerProtocolRepository {
                 -- A scan request is answered by a result ingested after it was made (one clock: the database's).
                 scan_requested_at = CASE WHEN e.scan_requested_at <= now() THEN NULL ELSE e.scan_requested_at END,
                 error_since = CASE WHEN run.success THEN NULL ELSE coalesce(e.error_since, run.scanned_at) END
-           FROM run JOIN endpoints before ON before.id = run.endpoint_id
+           FROM run
           WHERE e.id = run.endpoint_id AND (e.last_scanned_at IS NULL OR e.last_scanned_at <= run.scanned_at)
-          RETURNING e.id, run.completeness_changed OR (before.error_since IS NULL) <> run.success AS changed
+          RETURNING e.id
        )
-       SELECT run.endpoint_id AS "endpointId", outcome.id IS NOT NULL AS latest,
-              coalesce(outcome.changed, false) AS "changedFindingInputs"
-         FROM run LEFT JOIN outcome ON outcome.id = run.endpoint_id`,
+       SELECT run.endpoint_id AS "endpointId", outcome.id IS NOT NULL AS latest FROM run LEFT JOIN outcome ON outcome.id = run.endpoint_id`,
       [
         rows.map((row) => row.resultId),
         rows.map((row) => row.endpointId),
@@ -167,7 +152,7 @@ export class ScannerProtocolRepository {
         rows.map((row) => row.chainComplete),
       ],
     );
-    return new Map(applied.map(({ endpointId, ...run }) => [endpointId, run]));
+    return new Map(applied.map((row) => [row.endpointId, { latest: row.latest }]));
   }
 
   /**
