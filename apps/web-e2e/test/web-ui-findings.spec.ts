@@ -10,7 +10,7 @@ import {
   login,
   type TestApp,
 } from '../../api/test/support/test-app';
-import { describeWithChromium, launchChromium, screenshot, seriousViolations, signIn, watchPage } from './support/web-browser';
+import { describeWithChromium, launchChromium, screenshot, seriousViolations, signIn, watchPage, SIZES } from './support/web-browser';
 
 /*
  * What is wrong with an endpoint, not only its date (docs/api-contract.md section 18), at 1280×800
@@ -18,10 +18,6 @@ import { describeWithChromium, launchChromium, screenshot, seriousViolations, si
  * endpoint's screen saying what to do about each, and the certificate's revocation state. Every
  * screen passes axe-core and is no wider than its window.
  */
-const SIZES = [
-  { name: 'desktop', viewport: { width: 1280, height: 800 } },
-  { name: 'phone', viewport: { width: 390, height: 844 } },
-];
 
 describeWithChromium('the web interface shows findings and revocation', () => {
   let t: TestApp;

@@ -15,7 +15,7 @@ import {
   login,
   type TestApp,
 } from '../../api/test/support/test-app';
-import { describeWithChromium, launchChromium, runAgentOnce, seriousViolations, signIn, watchPage } from './support/web-browser';
+import { describeWithChromium, launchChromium, runAgentOnce, seriousViolations, signIn, watchPage, SIZES } from './support/web-browser';
 
 /*
  * "What expires next?" and "will anyone be told?" at a glance, at 1280×800 and 390×844: the
@@ -25,10 +25,6 @@ import { describeWithChromium, launchChromium, runAgentOnce, seriousViolations, 
  * none when all is well; scanners online or offline, and "Scan now" on an offline one saying so.
  * Every screen passes axe-core and is no wider than its window.
  */
-const SIZES = [
-  { name: 'desktop', viewport: { width: 1280, height: 800 } },
-  { name: 'phone', viewport: { width: 390, height: 844 } },
-];
 
 describeWithChromium('the web interface says what expires next and whether anyone will be told', () => {
   let t: TestApp;

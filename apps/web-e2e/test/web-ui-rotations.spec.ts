@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { HOUR } from '../../api/test/support/fake-clock';
 import { hostScanResult } from '../../api/test/support/scan-results';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, defaultScannerCredentials, login, type TestApp } from '../../api/test/support/test-app';
-import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
+import { browserSession, describeWithChromium, seriousViolations, signIn, SIZES } from './support/web-browser';
 
 /*
  * Rotations and renewals never deployed on the endpoint screens (docs/api-contract.md section 16),
@@ -12,11 +12,6 @@ import { browserSession, describeWithChromium, seriousViolations, signIn } from 
  * rotation timeline whose regression reads as the word "Regression", not as a colour alone.
  */
 const DAY = 24 * HOUR;
-const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
-
 describeWithChromium('rotations and renewals not deployed in a browser', () => {
   const session = browserSession();
   let t: TestApp;
@@ -59,16 +54,16 @@ describeWithChromium('rotations and renewals not deployed in a browser', () => {
     endpointId ??= await renewedAndRegressed();
   });
 
-  describe.each(SIZES)('at $name size', ({ width, height }) => {
+  describe.each(SIZES)('at $name size', ({ viewport }) => {
     it('filters the list by renewals not deployed and shows the renewal and the rotation timeline', async () => {
-      await page.setViewportSize({ width, height });
+      await page.setViewportSize(viewport);
       await page.goto('/login');
       await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
       await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
 
       await page.goto('/endpoints');
       // On a phone the filters fold behind a button.
-      if (width < 640) await page.getByRole('button', { name: 'Filters', expanded: false }).click();
+      if (viewport.width < 640) await page.getByRole('button', { name: 'Filters', expanded: false }).click();
       await page.getByLabel('Renewal').selectOption({ label: 'Not deployed' });
       await page.waitForURL(/superseded=true/);
       const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Customer portal' }) });

@@ -12,6 +12,11 @@ import { createTestApp, type TestApp } from '../../../api/test/support/test-app'
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(__dirname, '../../../../test-output/web');
+/** The two sizes every screen is looked at: a laptop and a phone. */
+export const SIZES = [
+  { name: 'desktop', viewport: { width: 1280, height: 800 } },
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+] as const;
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 // CI installs chromium (.ci/run): there a missing browser fails these tests; elsewhere they skip, saying so.

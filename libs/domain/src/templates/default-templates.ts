@@ -27,6 +27,17 @@ const MONOSPACE_STACK = 'Menlo, Consolas, monospace';
 const MUTED = '#6b7280';
 const RULE = '#f3f4f6';
 
+/** The certificate's name and where it is used: every event's message says them alike. */
+const CERTIFICATE_IN_USE_ROWS: readonly DetailRow[] = [
+  { label: 'Common name:', variable: 'CommonName' },
+  { label: 'Used by:', variable: 'EndpointName' },
+  { label: 'Endpoint type:', variable: 'EndpointType' },
+];
+
+// The card's accent and heading colours: amber asks for action, red says something already broke.
+const WARNING = { accent: '#d97706', headingColor: '#92400e' };
+const DANGER = { accent: '#dc2626', headingColor: '#991b1b' };
+
 const FINGERPRINT_ROW: DetailRow = {
   label: 'Fingerprint:',
   variable: 'Fingerprint',
@@ -38,8 +49,7 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
   cert_expiring: {
     subject: 'Certificate for {{ .CommonName }} expires in {{ .DaysRemaining }} days',
     body: emailBody({
-      accent: '#d97706',
-      headingColor: '#92400e',
+      ...WARNING,
       heading: 'Certificate expiring soon',
       summary:
         'The certificate for <strong>{{ .CommonName }}</strong> expires on <strong>{{ .NotAfter }}</strong>. ' +
@@ -47,9 +57,7 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
       rows: [
         { label: 'Days remaining:', variable: 'DaysRemaining', valueStyle: 'font-weight: bold;' },
         { label: 'Expires on:', variable: 'NotAfter' },
-        { label: 'Common name:', variable: 'CommonName' },
-        { label: 'Used by:', variable: 'EndpointName' },
-        { label: 'Endpoint type:', variable: 'EndpointType' },
+        ...CERTIFICATE_IN_USE_ROWS,
         FINGERPRINT_ROW,
       ],
     }),
@@ -57,19 +65,12 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
   cert_expired: {
     subject: 'Certificate for {{ .CommonName }} has expired',
     body: emailBody({
-      accent: '#dc2626',
-      headingColor: '#991b1b',
+      ...DANGER,
       heading: 'Certificate expired',
       summary:
         'The certificate for <strong>{{ .CommonName }}</strong> expired on <strong>{{ .NotAfter }}</strong>. ' +
         'Connections and sign-ins that rely on it may fail until it is replaced.',
-      rows: [
-        { label: 'Expired on:', variable: 'NotAfter', valueStyle: 'font-weight: bold;' },
-        { label: 'Common name:', variable: 'CommonName' },
-        { label: 'Used by:', variable: 'EndpointName' },
-        { label: 'Endpoint type:', variable: 'EndpointType' },
-        FINGERPRINT_ROW,
-      ],
+      rows: [{ label: 'Expired on:', variable: 'NotAfter', valueStyle: 'font-weight: bold;' }, ...CERTIFICATE_IN_USE_ROWS, FINGERPRINT_ROW],
     }),
   },
   renewal_overdue: {
@@ -87,9 +88,7 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
         { label: 'Why:', variable: 'ExplanationURL', valueStyle: 'word-break: break-all;' },
         { label: 'Expires on:', variable: 'NotAfter' },
         { label: 'Days remaining:', variable: 'DaysRemaining' },
-        { label: 'Common name:', variable: 'CommonName' },
-        { label: 'Used by:', variable: 'EndpointName' },
-        { label: 'Endpoint type:', variable: 'EndpointType' },
+        ...CERTIFICATE_IN_USE_ROWS,
         FINGERPRINT_ROW,
       ],
     }),
@@ -98,8 +97,7 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
   cert_revoked: {
     subject: 'Certificate for {{ .CommonName }} has been revoked',
     body: emailBody({
-      accent: '#dc2626',
-      headingColor: '#991b1b',
+      ...DANGER,
       heading: 'Certificate revoked',
       summary:
         'The issuer of the certificate for <strong>{{ .CommonName }}</strong> revoked it on <strong>{{ .RevokedAt }}</strong>. ' +
@@ -108,9 +106,7 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
         { label: 'Revoked on:', variable: 'RevokedAt', valueStyle: 'font-weight: bold;' },
         { label: 'Reason:', variable: 'Reason' },
         { label: 'Expires on:', variable: 'NotAfter' },
-        { label: 'Common name:', variable: 'CommonName' },
-        { label: 'Used by:', variable: 'EndpointName' },
-        { label: 'Endpoint type:', variable: 'EndpointType' },
+        ...CERTIFICATE_IN_USE_ROWS,
         FINGERPRINT_ROW,
       ],
     }),
@@ -119,17 +115,14 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
   rotation_regression: {
     subject: 'Certificate for {{ .CommonName }} was replaced by a weaker one',
     body: emailBody({
-      accent: '#d97706',
-      headingColor: '#92400e',
+      ...WARNING,
       heading: 'Renewal made things worse',
       summary:
         'The certificate now served for <strong>{{ .CommonName }}</strong> is worse than the one it replaced: ' +
         '<strong>{{ .Regressions }}</strong>. Check the renewal and deploy a corrected certificate.',
       rows: [
         { label: 'Regressions:', variable: 'Regressions', valueStyle: 'font-weight: bold;' },
-        { label: 'Common name:', variable: 'CommonName' },
-        { label: 'Used by:', variable: 'EndpointName' },
-        { label: 'Endpoint type:', variable: 'EndpointType' },
+        ...CERTIFICATE_IN_USE_ROWS,
         { label: 'Expires on:', variable: 'NotAfter' },
         { label: 'Days remaining:', variable: 'DaysRemaining' },
         FINGERPRINT_ROW,
@@ -140,17 +133,14 @@ export const DEFAULT_TEMPLATES: Record<EventType, { subject: string; body: strin
   renewal_not_deployed: {
     subject: 'Certificate for {{ .CommonName }} was renewed but the renewal is not deployed',
     body: emailBody({
-      accent: '#d97706',
-      headingColor: '#92400e',
+      ...WARNING,
       heading: 'Renewal not deployed',
       summary:
         'A renewed certificate for <strong>{{ .CommonName }}</strong> was issued on <strong>{{ .NewNotBefore }}</strong>, ' +
         'but the endpoints still serve the old one, which expires on <strong>{{ .NotAfter }}</strong>. Deploy the renewal.',
       rows: [
         { label: 'Days remaining:', variable: 'DaysRemaining', valueStyle: 'font-weight: bold;' },
-        { label: 'Common name:', variable: 'CommonName' },
-        { label: 'Used by:', variable: 'EndpointName' },
-        { label: 'Endpoint type:', variable: 'EndpointType' },
+        ...CERTIFICATE_IN_USE_ROWS,
         { label: 'Renewal issued:', variable: 'NewNotBefore' },
         FINGERPRINT_ROW,
         { ...FINGERPRINT_ROW, label: 'Renewal:', variable: 'NewFingerprint' },
