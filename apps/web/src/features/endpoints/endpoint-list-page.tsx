@@ -32,6 +32,13 @@ const RENEWAL_OPTIONS = [
   ['false', 'Deployed or none stored'],
 ] as const;
 
+// Any finding or none, then each code: one choice that sets either `has_findings` or `finding`.
+const FINDING_OPTIONS = [
+  ['true', 'Any finding'],
+  ['false', 'No findings'],
+  ...FINDING_CODES.map((code) => [code, FINDING_LABELS[code]] as const),
+] as const;
+
 interface EndpointHealthFacts {
   enabled: boolean;
   errorSince: string | null;
@@ -204,27 +211,16 @@ export function EndpointListPage() {
           options={RENEWAL_OPTIONS}
           onChange={(value) => update({ superseded: value })}
         />
-        <div className="field">
-          <label htmlFor="filter-finding">Findings</label>
-          <select
-            id="filter-finding"
-            value={finding ?? (hasFindings === undefined ? '' : String(hasFindings))}
-            onChange={(e) => {
-              const value = e.target.value;
-              const byCode = FINDING_CODES.find((code) => code === value);
-              update({ finding: byCode ?? null, has_findings: byCode || value === '' ? null : value });
-            }}
-          >
-            <option value="">Any</option>
-            <option value="true">Any finding</option>
-            <option value="false">No findings</option>
-            {FINDING_CODES.map((code) => (
-              <option key={code} value={code}>
-                {FINDING_LABELS[code]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectFilter
+          id="filter-finding"
+          label="Findings"
+          value={finding ?? (hasFindings === undefined ? '' : String(hasFindings))}
+          options={FINDING_OPTIONS}
+          onChange={(value) => {
+            const byCode = FINDING_CODES.find((code) => code === value);
+            update({ finding: byCode ?? null, has_findings: byCode || value === '' ? null : value });
+          }}
+        />
         <button type="submit">Apply</button>
       </form>
 
