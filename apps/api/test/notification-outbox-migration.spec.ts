@@ -1,42 +1,26 @@
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source-options';
-import { MIGRATIONS } from '../src/database/migrations';
 import { NotificationOutbox1795359600000 } from '../src/database/migrations/1795359600000-NotificationOutbox';
 import { AlertsRepository } from '../src/modules/alerts/alerts.repository';
-import { databaseUrl, withAdminClient } from './support/test-database';
+import { databaseBeforeMigration } from './support/migration-database';
 
 describe('the notification outbox migration', () => {
-  const name = `outbox_migration_${Date.now()}`;
-  const options = () => dataSourceOptions(databaseUrl(name));
-
-  beforeAll(() => withAdminClient((client) => client.query(`CREATE DATABASE "${name}"`)));
-  afterAll(() => withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)));
+  // The schema as it was just before: later migrations build on the outbox.
+  const database = databaseBeforeMigration('outbox_migration', NotificationOutbox1795359600000);
 
   it('carries every delivered alert over, so nobody is alerted again for it after the upgrade', async () => {
-    const before = await new DataSource({
-      ...options(),
-      // The schema as it was just before: later migrations build on the outbox.
-      migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(NotificationOutbox1795359600000)),
-    }).initialize();
-    let userId: string;
-    try {
-      await before.runMigrations();
-      [{ id: userId }] = await before.query<{ id: string }[]>(
+    const userId = await database.use(async (before) => {
+      const [{ id }] = await before.query<{ id: string }[]>(
         `INSERT INTO users (email, name, role, notify) VALUES ('alerted@example.com', 'Alerted', 'viewer', true) RETURNING id`,
       );
       await before.query(
         `INSERT INTO alert_records (user_id, fingerprint, threshold, sent_at)
          VALUES ($1, 'aa', 14, '2026-05-01T00:00:00Z'), ($1, 'aa', 7, '2026-05-08T00:00:00Z'), ($1, 'bb', 0, '2026-05-09T00:00:00Z')`,
-        [userId],
+        [id],
       );
-    } finally {
-      await before.destroy();
-    }
+      return id;
+    });
 
-    const after = await new DataSource(options()).initialize();
-    try {
-      const applied = await after.runMigrations();
-      expect(applied[0]).toEqual(expect.objectContaining({ name: 'NotificationOutbox1795359600000' }));
+    await database.upgrade(async (after, applied) => {
+      expect(applied[0]).toBe('NotificationOutbox1795359600000');
       const rows = await after.query<unknown[]>(
         `SELECT recipient, event_type AS "eventType", fingerprint, bucket, delivered_at AS "deliveredAt"
            FROM notification_deliveries ORDER BY fingerprint, bucket DESC`,
@@ -77,8 +61,6 @@ describe('the notification outbox migration', () => {
       // Deleting the user deletes its deliveries, as it deleted its alert records.
       await after.query('DELETE FROM users WHERE id = $1', [userId]);
       expect(await after.query('SELECT * FROM notification_deliveries')).toEqual([]);
-    } finally {
-      await after.destroy();
-    }
+    });
   });
 });
