@@ -253,6 +253,10 @@ export class AlertsService {
       if (due.length === 0) continue;
       const byKey = new Map(due.map((d) => [eventKey(d.certificate.fingerprint, d.event), d]));
       const events = due.map((d) => ({ eventType: d.event.eventType, fingerprint: d.certificate.fingerprint, bucket: d.event.bucket }));
+      const dueOfType = countBy(due, (d) => d.event.eventType);
+      // A first run over a large fleet decides millions of these: no per-alert spread or scan of `due`.
+      const wantedBy = (recipient: Recipient) =>
+        recipient.events === null ? due.length : recipient.events.reduce((sum, eventType) => sum + (dueOfType.get(eventType) ?? 0), 0);
       for (let start = 0; start < group.recipients.length; start += USERS_PER_BATCH) {
         const recipients = group.recipients.slice(start, start + USERS_PER_BATCH);
         const byRecipient = new Map(recipients.map((r) => [r.key, r]));
@@ -260,14 +264,24 @@ export class AlertsService {
           recipients.map((r) => r.key),
           events,
         );
-        const pending = undelivered
-          .map((key) => ({ key, recipient: byRecipient.get(key.recipient)!, ...byKey.get(eventKey(key.fingerprint, key))! }))
-          .filter((alert) => hears(alert.recipient, alert.event.eventType));
-        const wanted = recipients.reduce((sum, r) => sum + due.filter((d) => hears(r, d.event.eventType)).length, 0);
+        const pending: Pending[] = [];
+        for (const key of undelivered) {
+          const recipient = byRecipient.get(key.recipient)!;
+          if (!hears(recipient, key.eventType)) continue;
+          const { certificate, event } = byKey.get(eventKey(key.fingerprint, key))!;
+          pending.push({ key, recipient, certificate, event });
+        }
+        const wanted = recipients.reduce((sum, recipient) => sum + wantedBy(recipient), 0);
         yield { pending, alreadySent: wanted - pending.length };
       }
     }
   }
+}
+
+function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
+  return counts;
 }
 
 /** A channel hears the event types it chose; a user hears every one. */
