@@ -5,6 +5,8 @@ import { dataSourceOptions } from '../../src/database/data-source-options';
 import { FindingsRepository } from '../../src/modules/findings/findings.repository';
 import { LinksService } from '../../src/modules/links/links.service';
 import { LinksRepository } from '../../src/modules/links/links.repository';
+import { RenewalsRepository } from '../../src/modules/renewals/renewals.repository';
+import type { SupersedingPolicy } from '../../src/modules/renewals/superseding-policy';
 import { RotationsRepository } from '../../src/modules/rotations/rotations.repository';
 import { RotationsService } from '../../src/modules/rotations/rotations.service';
 import { ScannerProtocolRepository } from '../../src/modules/scanner-protocol/scanner-protocol.repository';
@@ -39,7 +41,14 @@ async function main(): Promise<void> {
     const presentedChains = links.map((link) => ({ endpointId: link.endpointId, fingerprints: [link.fingerprint] }));
     // The steady state: every endpoint's chain was presented before.
     await dataSource.transaction((transaction) => findings.savePresentedChains(presentedChains, transaction));
-    const linksService = new LinksService(new LinksRepository(dataSource), new RotationsService(new RotationsRepository(dataSource)));
+    // The policy's default window, without the settings service behind it.
+    const superseding = { window: () => Promise.resolve({ now: new Date(), afterHours: 24 }) } as SupersedingPolicy;
+    const linksService = new LinksService(
+      new LinksRepository(dataSource),
+      new RotationsService(new RotationsRepository(dataSource)),
+      new RenewalsRepository(dataSource),
+      superseding,
+    );
 
     const totals = new Map<string, number[]>();
     let plans: string[] = [];

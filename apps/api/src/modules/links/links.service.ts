@@ -1,5 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Transaction } from '../../database/transaction';
+import { RenewalsRepository } from '../renewals/renewals.repository';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { type Replacement, RotationsService } from '../rotations/rotations.service';
 import type { CertUse } from './endpoint-certificate.entity';
 import { type LinkRef, LinksRepository, type LinkTriples } from './links.repository';
@@ -35,13 +37,17 @@ export interface SightingOutcome {
  * - current link not seen   -> history (replace mode only), in `moveToHistory` alone
  *
  * A role whose current certificates left while others became current rotated: recorded in the
- * same transaction (docs/api-contract.md section 16). A first certificate is no rotation.
+ * same transaction (docs/api-contract.md section 16). A first certificate is no rotation. The
+ * renewal each current link of a sighted endpoint keeps (section 16's rule) is brought up to date
+ * in the same transaction too: a link that arrives may be superseded already.
  */
 @Injectable()
 export class LinksService {
   constructor(
     private readonly links: LinksRepository,
     private readonly rotations: RotationsService,
+    private readonly renewals: RenewalsRepository,
+    private readonly superseding: SupersedingPolicy,
   ) {}
 
   /**
@@ -70,6 +76,7 @@ export class LinksService {
       ],
       transaction,
     );
+    await this.refreshSuperseded([sighting], transaction);
     return outcome;
   }
 
@@ -86,7 +93,10 @@ export class LinksService {
       seen,
       transaction,
     );
-    if (retired.length === 0) return this.links.upsertSeen(seen, transaction);
+    if (retired.length === 0) {
+      await this.links.upsertSeen(seen, transaction);
+      return this.refreshSuperseded(sightings, transaction);
+    }
     // Only a role whose current certificates left can have rotated: only its links need the
     // prior state that tells a certificate arriving from one that stays.
     const rotating = new Set(retired.map(roleKey));
@@ -108,6 +118,13 @@ export class LinksService {
     }
     for (const link of touched) if (link.wasCurrent !== true) replacements.get(roleKey(link))?.arrived.push(link.fingerprint);
     await this.rotations.record([...replacements.values()], transaction);
+    await this.refreshSuperseded(sightings, transaction);
+  }
+
+  /** The renewal each current link of the sighted endpoints keeps, brought up to date. */
+  private async refreshSuperseded(sightings: Sighting[], transaction: Transaction): Promise<void> {
+    const endpointIds = [...new Set(sightings.map((sighting) => sighting.endpointId))];
+    await this.renewals.refreshSuperseded({ endpointIds }, await this.superseding.window(), transaction);
   }
 
   /**
