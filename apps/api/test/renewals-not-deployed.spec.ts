@@ -340,4 +340,24 @@ describe('renewals never deployed', () => {
     await t.http.post('/api/v1/alerts/run').set(bearer(admin)).expect(200);
     expect(smtp.messages.slice(again).filter((m) => m.subject.includes('billing.example.com'))).toEqual([]);
   });
+
+  // Last: pruning takes every unreferenced certificate the cases before stored.
+  it('a renewal pruned leaves its link the next renewal still stored', async () => {
+    const deployed = await leaf('pruned.example.com', { notBefore: at(0) });
+    const id = await serving(deployed);
+    // Served elsewhere, so pruning keeps it.
+    const served = await leaf('pruned.example.com', { notBefore: at(2 * DAY) });
+    await serving(served);
+    const unreferenced = await leaf('pruned.example.com', { notBefore: at(4 * DAY) });
+    await store(unreferenced);
+    await waitPastTheDelay();
+    expect(await supersededOf(id)).toEqual([sha256(unreferenced)]);
+
+    await t.http.post('/api/v1/maintenance/tasks/prune-certificates/run').set(bearer(admin)).expect(200);
+    await t.http
+      .get(`/api/v1/certificates/${sha256(unreferenced)}`)
+      .set(bearer(admin))
+      .expect(404);
+    expect(await supersededOf(id)).toEqual([sha256(served)]);
+  });
 });
