@@ -45,8 +45,8 @@ export class RevocationService {
 
   /**
    * The task: CRLs due fetched, certificates judged (by OCSP those without a CRL), then every
-   * endpoint's findings and every current link's superseding renewal (docs/api-contract.md section
-   * 16) brought up to date: revocation and the clock change them.
+   * current link's superseding renewal (docs/api-contract.md section 16) and every endpoint's
+   * findings brought up to date: revocation and the clock change them.
    */
   async checkAll(): Promise<Record<string, number>> {
     const counts = { crlsFetched: 0, crlsFailed: 0, statusesChanged: 0, findingsChanged: 0, supersededChanged: 0 };
@@ -56,8 +56,9 @@ export class RevocationService {
     }
     counts.statusesChanged = (await this.revocation.judgeByCrl(this.clock.now(), STALE)).length;
     Object.assign(counts, await this.checkByOcsp());
-    counts.findingsChanged = (await this.findings.recomputeAll()).changed;
+    // First what links keep: renewal_not_deployed is read from it.
     counts.supersededChanged = await this.renewals.refreshSuperseded('all', await this.superseding.window());
+    counts.findingsChanged = (await this.findings.recomputeAll()).changed;
     return counts;
   }
 
