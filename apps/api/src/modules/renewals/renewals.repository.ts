@@ -64,14 +64,7 @@ export class RenewalsRepository {
    * (the hourly pass, for the clock).
    */
   async refreshSuperseded(scope: SupersededScope, superseding: SupersedingWindow, executor: Executor = this.dataSource): Promise<number> {
-    const [where, values] =
-      scope === 'all'
-        ? ['true', []]
-        : 'endpointIds' in scope
-          ? ['l.endpoint_id = ANY($3::uuid[])', [scope.endpointIds]]
-          : 'certificates' in scope
-            ? ['l.fingerprint = ANY($3::text[])', [scope.certificates]]
-            : ['l.fingerprint IN (SELECT r.certificate FROM certificate_renewals r WHERE r.renewal = ANY($3::text[]))', [scope.renewedBy]];
+    const { where, values } = linksIn(scope);
     // An UPDATE answers [rows, count].
     const [, changed] = await executor.query<[unknown[], number]>(refreshSupersededSql(where, '$1', '$2'), [
       superseding.now,
@@ -126,6 +119,17 @@ export class RenewalsRepository {
       supersededBy: { fingerprint: newFingerprint, notBefore: newNotBefore },
     }));
   }
+}
+
+/** The condition on link `l` that selects a scope, its values from $3. */
+function linksIn(scope: SupersededScope): { where: string; values: unknown[] } {
+  if (scope === 'all') return { where: 'true', values: [] };
+  if ('endpointIds' in scope) return { where: 'l.endpoint_id = ANY($3::uuid[])', values: [scope.endpointIds] };
+  if ('certificates' in scope) return { where: 'l.fingerprint = ANY($3::text[])', values: [scope.certificates] };
+  return {
+    where: 'l.fingerprint IN (SELECT r.certificate FROM certificate_renewals r WHERE r.renewal = ANY($3::text[]))',
+    values: [scope.renewedBy],
+  };
 }
 
 function sortedByName(endpoints: ExpiringEndpoint[]): ExpiringEndpoint[] {
