@@ -43,11 +43,13 @@ export class SetBasedLinkUpkeep1796403600000 implements MigrationInterface {
          ELSIF TG_OP = 'DELETE' THEN
            SELECT array_agg(DISTINCT endpoint_id) INTO endpoint_ids FROM old_links WHERE is_current;
          ELSE
-           SELECT array_agg(DISTINCT changed.endpoint_id) INTO endpoint_ids
-             FROM old_links o JOIN new_links n ON n.id = o.id
-            CROSS JOIN LATERAL (VALUES (o.endpoint_id), (n.endpoint_id)) AS changed(endpoint_id)
-            WHERE o.is_current IS DISTINCT FROM n.is_current OR o.not_after IS DISTINCT FROM n.not_after
-               OR o.endpoint_id IS DISTINCT FROM n.endpoint_id;
+           -- A link whose endpoint, currency or notAfter changed is in one table and not the other,
+           -- either way; EXCEPT hashes (a join of the statistics-less transition tables loops).
+           SELECT array_agg(DISTINCT endpoint_id) INTO endpoint_ids FROM (
+             (SELECT id, endpoint_id, is_current, not_after FROM old_links EXCEPT SELECT id, endpoint_id, is_current, not_after FROM new_links)
+             UNION ALL
+             (SELECT id, endpoint_id, is_current, not_after FROM new_links EXCEPT SELECT id, endpoint_id, is_current, not_after FROM old_links)
+           ) changed;
          END IF;
          IF endpoint_ids IS NOT NULL THEN PERFORM refresh_endpoints_soonest_not_after(endpoint_ids); END IF;
          RETURN NULL;
