@@ -88,17 +88,24 @@ export class LinksRepository {
    * Each distinct link seen now, in one statement: an unknown link is created current (notAfter
    * copied from the stored certificate; a fingerprint not stored is skipped), a known one, current
    * or historical, is made current with a fresh lastSeenAt. Timestamps from the database clock.
+   * Answers only the links it made current (created, or historical before), so a post where
+   * nothing arrives answers no row. The prior state is read by the same statement; NOT IN over it
+   * hashes, where an anti-join of the CTEs, whose sizes the planner cannot know, loops over every pair.
    */
-  async upsertSeen(seen: LinkTriples, transaction: Transaction): Promise<void> {
-    if (seen.endpointIds.length === 0) return;
-    await transaction.query(`WITH ${SEEN} ${UPSERT_SEEN}`, [seen.endpointIds, seen.certUses, seen.fingerprints]);
+  async upsertSeen(seen: LinkTriples, transaction: Transaction): Promise<LinkRef[]> {
+    if (seen.endpointIds.length === 0) return [];
+    return transaction.query<LinkRef[]>(
+      `WITH ${SEEN}, prior AS (
+         SELECT l.endpoint_id, l.cert_use, l.fingerprint FROM endpoint_certificates l JOIN s USING (endpoint_id, cert_use, fingerprint)
+          WHERE l.is_current
+       ), touched AS (${UPSERT_SEEN} RETURNING endpoint_id, cert_use, fingerprint)
+       SELECT t.endpoint_id AS "endpointId", t.cert_use AS "certUse", t.fingerprint
+         FROM touched t WHERE (t.endpoint_id, t.cert_use, t.fingerprint) NOT IN (SELECT endpoint_id, cert_use, fingerprint FROM prior)`,
+      [seen.endpointIds, seen.certUses, seen.fingerprints],
+    );
   }
 
-  /**
-   * upsertSeen, answering each link it touched with whether it was current before (null: it is
-   * new). Only an upload's answer names them: reading the prior state costs the agent's ingest a
-   * join per link, so it calls upsertSeen.
-   */
+  /** upsertSeen, answering each link it touched with whether it was current before (null: it is new), as an upload names them. */
   async upsertSeenWithPrior(seen: LinkTriples, transaction: Transaction): Promise<(LinkRef & { wasCurrent: boolean | null })[]> {
     if (seen.endpointIds.length === 0) return [];
     return transaction.query<(LinkRef & { wasCurrent: boolean | null })[]>(

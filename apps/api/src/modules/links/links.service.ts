@@ -82,42 +82,34 @@ export class LinksService {
 
   /**
    * Sightings of many endpoints and roles at once (scan results), without an answer. The caller
-   * holds the endpoints' row locks and names each (endpoint, role) at most once. The links not
-   * seen move to history before the seen ones are created or made current.
+   * holds the endpoints' row locks and names each (endpoint, role) at most once. The seen links
+   * are created or made current before the others move to history: an endpoint whose certificate
+   * rotates then has its soonest expiry written once, not cleared and set again.
    */
   async applySightings(sightings: Sighting[], transaction: Transaction): Promise<void> {
     if (sightings.length === 0) return;
     const seen = seenLinks(sightings);
+    const arrived = await this.links.upsertSeen(seen, transaction);
     const retired = await this.moveToHistory(
       sightings.filter((sighting) => sighting.mode === 'replace'),
       seen,
       transaction,
     );
-    if (retired.length === 0) {
-      await this.links.upsertSeen(seen, transaction);
-      return this.refreshSuperseded(sightings, transaction);
+    if (retired.length > 0) {
+      const replacements = new Map<string, Replacement>();
+      for (const link of retired) {
+        const replacement = replacements.get(roleKey(link)) ?? {
+          endpointId: link.endpointId,
+          certUse: link.certUse,
+          retired: [],
+          arrived: [],
+        };
+        replacement.retired.push(link.fingerprint);
+        replacements.set(roleKey(link), replacement);
+      }
+      for (const link of arrived) replacements.get(roleKey(link))?.arrived.push(link.fingerprint);
+      await this.rotations.record([...replacements.values()], transaction);
     }
-    // Only a role whose current certificates left can have rotated: only its links need the
-    // prior state that tells a certificate arriving from one that stays.
-    const rotating = new Set(retired.map(roleKey));
-    const [maybeRotated, steady] = splitTriples(seen, (index) =>
-      rotating.has(roleKey({ endpointId: seen.endpointIds[index], certUse: seen.certUses[index] })),
-    );
-    await this.links.upsertSeen(steady, transaction);
-    const touched = await this.links.upsertSeenWithPrior(maybeRotated, transaction);
-    const replacements = new Map<string, Replacement>();
-    for (const link of retired) {
-      const replacement = replacements.get(roleKey(link)) ?? {
-        endpointId: link.endpointId,
-        certUse: link.certUse,
-        retired: [],
-        arrived: [],
-      };
-      replacement.retired.push(link.fingerprint);
-      replacements.set(roleKey(link), replacement);
-    }
-    for (const link of touched) if (link.wasCurrent !== true) replacements.get(roleKey(link))?.arrived.push(link.fingerprint);
-    await this.rotations.record([...replacements.values()], transaction);
     await this.refreshSuperseded(sightings, transaction);
   }
 
@@ -145,21 +137,6 @@ export class LinksService {
 }
 
 const roleKey = (link: { endpointId: string; certUse: CertUse }) => `${link.endpointId} ${link.certUse}`;
-
-/** The triples `chosen` picks, and the others. */
-function splitTriples(triples: LinkTriples, chosen: (index: number) => boolean): [LinkTriples, LinkTriples] {
-  const parts: [LinkTriples, LinkTriples] = [
-    { endpointIds: [], certUses: [], fingerprints: [] },
-    { endpointIds: [], certUses: [], fingerprints: [] },
-  ];
-  triples.endpointIds.forEach((endpointId, index) => {
-    const part = parts[chosen(index) ? 0 : 1];
-    part.endpointIds.push(endpointId);
-    part.certUses.push(triples.certUses[index]);
-    part.fingerprints.push(triples.fingerprints[index]);
-  });
-  return parts;
-}
 
 /** Every (endpoint, role, fingerprint) the sightings name, each fingerprint once per sighting. */
 function seenLinks(sightings: Sighting[]): LinkTriples {
