@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       cpuRow('CPU per result, PostgreSQL, rotating cycle', (rotationPgSeconds * 1000) / ENDPOINTS, '');
       cpuRow('CPU per result, agent', perResultMs(agentSeconds), `<= ${(bareCpuMs * 1.3).toFixed(2)} ms (1.3 x the bare client)`);
       cpuRow('CPU per result, agent, rotating cycle', rotating.cpuMs / ENDPOINTS, '');
-      cpuRow('CPU per handshake, TLS server, steady / rotating cycle', perResultMs(after.tls - before.tls), '');
+      cpuRow('CPU per handshake, TLS server', perResultMs(after.tls - before.tls), '');
       cpuRow('CPU per handshake, TLS server, rotating cycle', (rotationTlsSeconds * 1000) / ENDPOINTS, '');
       cpuRow('CPU per handshake, bare client', bareCpuMs, '');
       const ratio = steadyRate / bareRate;
