@@ -160,4 +160,27 @@ describe('exact totalCount from the count cache', () => {
     );
     await searchEventually(2);
   });
+
+  it('keeps the superseded filter’s total following whether links keep a renewal, written on another connection', async () => {
+    // Two stored certificates: one on a current link of count-2, the other the renewal it comes to keep.
+    await other.query(
+      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text,
+              not_before, not_after, key_algorithm, signature_algorithm, is_ca, self_signed)
+       SELECT repeat(f, 32), repeat(f, 20), '\\x00', f, 'CN=counted-renewal', 'CN=counted-renewal', 'counted-renewal.example',
+              '{}', 'counted-renewal.example', now(), now() + interval '1 day', 'ECDSA', 'ecdsa-with-SHA256', false, true
+         FROM unnest(ARRAY['e1', 'e2']) AS f`,
+    );
+    await other.query(
+      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
+       SELECT id, repeat('e1', 32), 'manual', true, now() + interval '1 day', now(), now() FROM endpoints WHERE name = 'count-2'`,
+    );
+    expect(await total('q=count-&superseded=true')).toBe(0);
+    expect(await total('q=count-&superseded=true')).toBe(0);
+    expect(countQueries).toBe(1);
+
+    await other.query(`UPDATE endpoint_certificates SET superseded_by = repeat('e2', 32) WHERE fingerprint = repeat('e1', 32)`);
+    await eventuallyTotal('q=count-&superseded=true', 1);
+    await other.query(`UPDATE endpoint_certificates SET superseded_by = NULL WHERE fingerprint = repeat('e1', 32)`);
+    await eventuallyTotal('q=count-&superseded=true', 0);
+  });
 });

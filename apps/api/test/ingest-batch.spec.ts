@@ -79,6 +79,24 @@ describe('scan results applied as a batch', () => {
     expect(await count('SELECT count(*)::int AS n FROM certificates WHERE fingerprint = ANY($1::text[])', [fingerprints])).toBe(3);
   });
 
+  it('moves each endpoint’s soonest expiry with the certificates a post rotates, a statement for them all', async () => {
+    const ids = await Promise.all([endpoint(), endpoint(), endpoint()]);
+    const chain = await mintChain();
+    const inDays = (days: number) => new Date(Math.floor(t.clock.now().getTime() / 1000) * 1000 + days * 86_400_000);
+    const leaves = await Promise.all(
+      ids.map((_, i) => mintCertificate({ subject: `CN=soonest-${i}.example.com`, issuer: chain.intermediate, notAfter: inDays(30 + i) })),
+    );
+    await post(ids.map((id) => hostResult(id, [chain.leaf, chain.intermediate], minutesAgo(1))));
+    await post(ids.map((id, i) => hostResult(id, [leaves[i], chain.intermediate])));
+    const soonest = await sql.query<{ id: string; soonest: Date }[]>(
+      'SELECT id, soonest_not_after AS soonest FROM endpoints WHERE id = ANY($1::uuid[])',
+      [ids],
+    );
+    expect(Object.fromEntries(soonest.map((row) => [row.id, row.soonest.toISOString()]))).toEqual(
+      Object.fromEntries(ids.map((id, i) => [id, inDays(30 + i).toISOString()])),
+    );
+  });
+
   it('stores the new certificates of a post that also presents known ones, and links each endpoint to its own', async () => {
     const [known, fresh] = await Promise.all([endpoint(), endpoint()]);
     const chain = await mintChain();

@@ -1,5 +1,6 @@
 import { generateKeyPair, mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { hostScanResult } from './support/scan-results';
 import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
 import { bearer, createTestApp, createUser, defaultScannerCredentials, login, type TestApp } from './support/test-app';
@@ -84,10 +85,37 @@ describe('renewals never deployed', () => {
     ((await t.http.get(`/api/v1/endpoints/${id}`).set(bearer(admin)).expect(200)).body as { currentCertificates: CurrentCertificate[] })
       .currentCertificates;
   const supersededOf = async (id: string) => (await current(id)).map((c) => c.supersededBy?.fingerprint ?? null);
-  /** Past the default 24 hours every renewal stored so far must wait (signed in again: a token lasts 12 hours). */
+  /** The hourly pass that brings the renewal each link keeps up to date with the clock. */
+  const hourlyPass = async () => {
+    await t.http.post('/api/v1/maintenance/tasks/check-revocation/run').set(bearer(admin)).expect(200);
+  };
+  /** Past the default 24 hours every renewal stored so far must wait (signed in again: a token lasts 12 hours), and the hourly pass. */
   const waitPastTheDelay = async () => {
     t.clock.advance(24 * HOUR + MINUTE);
     admin = await login(t);
+    await hourlyPass();
+  };
+  /** A later scan of endpoint `id` presenting `leafCertificate`. */
+  const present = async (id: string, leafCertificate: MintedCertificate) => {
+    t.clock.advance(MINUTE);
+    await t.http
+      .post('/api/v1/scanner/results')
+      .set(bearer(scannerToken))
+      .send({ results: [hostScanResult(id, [leafCertificate, ca], t.clock.now())] })
+      .expect(200);
+  };
+  /** The renewal the link of `certificate` on endpoint `id` keeps, current or not. */
+  const kept = async (id: string, certificate: MintedCertificate) => {
+    const [link] = await t.app
+      .get(DataSource)
+      .query<{ supersededBy: string | null }[]>(
+        'SELECT superseded_by AS "supersededBy" FROM endpoint_certificates WHERE endpoint_id = $1 AND fingerprint = $2',
+        [id, sha256(certificate)],
+      );
+    return link.supersededBy;
+  };
+  const setWait = async (supersededAfterHours: number) => {
+    await t.http.put('/api/v1/settings/alert-policy').set(bearer(admin)).send({ supersededAfterHours }).expect(200);
   };
 
   it('names the renewal with the latest notBefore on the endpoint, the active and expiring lists, once it waited supersededAfterHours', async () => {
@@ -120,6 +148,63 @@ describe('renewals never deployed', () => {
       })[];
       expect(rows.find((row) => row.endpointId === id)!.supersededBy).toEqual(certificate.supersededBy);
     }
+  });
+
+  it('each link keeps its renewal as a renewal stored and a changed wait make it at once, the clock at the hourly pass', async () => {
+    const deployed = await leaf('kept.example.com', { notBefore: at(0) });
+    const id = await serving(deployed);
+    const first = await leaf('kept.example.com', { notBefore: at(2 * DAY) });
+    await store(first);
+    expect(await supersededOf(id)).toEqual([null]);
+    // Renewals are stored at the database's clock: the app's runs ahead of it, so a wait of 0 has passed.
+    t.clock.advance(5 * MINUTE);
+    await setWait(0);
+    expect(await supersededOf(id)).toEqual([sha256(first)]);
+    const second = await leaf('kept.example.com', { notBefore: at(4 * DAY) });
+    await store(second);
+    expect(await supersededOf(id)).toEqual([sha256(second)]);
+
+    await setWait(24);
+    expect(await supersededOf(id)).toEqual([null]);
+    t.clock.advance(24 * HOUR);
+    admin = await login(t);
+    // The lists read what the link keeps: the clock alone changes nothing until the hourly pass.
+    expect(await supersededOf(id)).toEqual([null]);
+    await hourlyPass();
+    expect(await supersededOf(id)).toEqual([sha256(second)]);
+  });
+
+  it('each link keeps its renewal as a renewal deleted, a certificate leaving and the renewal deployed change it', async () => {
+    const deployed = await leaf('moves.example.com', { notBefore: at(0) });
+    const id = await serving(deployed);
+    const first = await leaf('moves.example.com', { notBefore: at(2 * DAY) });
+    const second = await leaf('moves.example.com', { notBefore: at(4 * DAY) });
+    await store(first);
+    await store(second);
+    await waitPastTheDelay();
+    expect(await supersededOf(id)).toEqual([sha256(second)]);
+
+    await t.http
+      .delete(`/api/v1/certificates/${sha256(second)}`)
+      .set(bearer(admin))
+      .expect(204);
+    expect(await supersededOf(id)).toEqual([sha256(first)]);
+
+    // Another certificate, no renewal of it, replaces it: the link that left keeps nothing.
+    await present(id, await leaf('moves.example.com', { notBefore: at(3 * HOUR), issuer: otherCa }));
+    expect(await supersededOf(id)).toEqual([null]);
+    expect(await kept(id, deployed)).toBeNull();
+    // Back again, it is superseded again at once.
+    await present(id, deployed);
+    expect(await supersededOf(id)).toEqual([sha256(first)]);
+
+    await present(id, first);
+    expect(await current(id)).toEqual([expect.objectContaining({ fingerprint: sha256(first), supersededBy: null })]);
+    expect(await kept(id, deployed)).toBeNull();
+    const listed = (await t.http.get('/api/v1/endpoints?superseded=true&limit=500').set(bearer(admin)).expect(200)).body as {
+      items: { id: string }[];
+    };
+    expect(listed.items.map((e) => e.id)).not.toContain(id);
   });
 
   it('a renewal stored before the certificate it supersedes was first seen counts the same', async () => {
@@ -254,5 +339,25 @@ describe('renewals never deployed', () => {
     const again = smtp.messages.length;
     await t.http.post('/api/v1/alerts/run').set(bearer(admin)).expect(200);
     expect(smtp.messages.slice(again).filter((m) => m.subject.includes('billing.example.com'))).toEqual([]);
+  });
+
+  // Last: pruning takes every unreferenced certificate the cases before stored.
+  it('a renewal pruned leaves its link the next renewal still stored', async () => {
+    const deployed = await leaf('pruned.example.com', { notBefore: at(0) });
+    const id = await serving(deployed);
+    // Served elsewhere, so pruning keeps it.
+    const served = await leaf('pruned.example.com', { notBefore: at(2 * DAY) });
+    await serving(served);
+    const unreferenced = await leaf('pruned.example.com', { notBefore: at(4 * DAY) });
+    await store(unreferenced);
+    await waitPastTheDelay();
+    expect(await supersededOf(id)).toEqual([sha256(unreferenced)]);
+
+    await t.http.post('/api/v1/maintenance/tasks/prune-certificates/run').set(bearer(admin)).expect(200);
+    await t.http
+      .get(`/api/v1/certificates/${sha256(unreferenced)}`)
+      .set(bearer(admin))
+      .expect(404);
+    expect(await supersededOf(id)).toEqual([sha256(served)]);
   });
 });

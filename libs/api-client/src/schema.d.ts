@@ -1636,7 +1636,7 @@ export interface components {
             /** Format: date-time */
             notBefore: string;
             sans: string[];
-            /** @description tls on a host endpoint: the stored renewal issued at least an hour later, for the same names, key algorithm and issuer organization, first stored at least `supersededAfterHours` ago, that is not deployed here; null when none. */
+            /** @description tls on a host endpoint: the stored renewal issued at least an hour later, for the same names, key algorithm and issuer organization, first stored at least `supersededAfterHours` ago, that is not deployed here; null when none. Kept per link: brought up to date when links, renewals or the alert policy change, and for the clock by the hourly check-revocation task. */
             supersededBy: components["schemas"]["SupersededByDto"] | null;
         };
         AlertFailureCountDto: {
@@ -2063,7 +2063,7 @@ export interface components {
             /** Format: date-time */
             notBefore: string;
             sans: string[];
-            /** @description tls on a host endpoint: the stored renewal issued at least an hour later, for the same names, key algorithm and issuer organization, first stored at least `supersededAfterHours` ago, that is not deployed here; null when none. */
+            /** @description tls on a host endpoint: the stored renewal issued at least an hour later, for the same names, key algorithm and issuer organization, first stored at least `supersededAfterHours` ago, that is not deployed here; null when none. Kept per link: brought up to date when links, renewals or the alert policy change, and for the clock by the hourly check-revocation task. */
             supersededBy: components["schemas"]["SupersededByDto"] | null;
         };
         DashboardCountsDto: {

@@ -132,8 +132,12 @@ async function main(): Promise<void> {
       await new Promise((resolve) => tlsServer.once('exit', resolve));
       tlsServer = await startTlsServer(tlsPort);
       const apiBeforeRotation = await cpuSeconds(api.pid);
+      const pgBeforeRotation = await postgresCpu();
+      const tlsBeforeRotation = await cpuSeconds(tlsServer.pid!);
       const rotating = await runAgentOnce(api.baseUrl, scannerToken);
+      const rotationTlsSeconds = (await cpuSeconds(tlsServer.pid!)) - tlsBeforeRotation;
       const rotationApiSeconds = (await cpuSeconds(api.pid)) - apiBeforeRotation;
+      const rotationPgSeconds = (await postgresCpu()) - pgBeforeRotation;
       const rotations = await countRotations(database.url);
       const results = RUNS * ENDPOINTS;
       const agentSeconds = agentCpu.reduce((a, b) => a + b, 0) / 1000;
@@ -178,7 +182,11 @@ async function main(): Promise<void> {
         rotatingApiMs,
         `<= ${(steadyApiMs * 1.1).toFixed(2)} ms (steady + 10 %; docs/performance.md: 0.12 ms)`,
       );
+      cpuRow('CPU per result, PostgreSQL, rotating cycle', (rotationPgSeconds * 1000) / ENDPOINTS, '');
       cpuRow('CPU per result, agent', perResultMs(agentSeconds), `<= ${(bareCpuMs * 1.3).toFixed(2)} ms (1.3 x the bare client)`);
+      cpuRow('CPU per result, agent, rotating cycle', rotating.cpuMs / ENDPOINTS, '');
+      cpuRow('CPU per handshake, TLS server', perResultMs(after.tls - before.tls), '');
+      cpuRow('CPU per handshake, TLS server, rotating cycle', (rotationTlsSeconds * 1000) / ENDPOINTS, '');
       cpuRow('CPU per handshake, bare client', bareCpuMs, '');
       const ratio = steadyRate / bareRate;
       recordFigure({

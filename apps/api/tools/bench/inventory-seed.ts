@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { RECORD_ALL_PAIRS_SQL } from '../../src/modules/renewals/superseded-by';
+import { RECORD_ALL_PAIRS_SQL, refreshSupersededSql } from '../../src/modules/renewals/superseded-by';
 import { type ApiProcess, login, startApi, stopApi, withBenchDatabase } from './lib';
 
 /**
  * 80% host, 15% saml, 5% manual endpoints, one certificate each, notAfter from -30 to +365 days,
  * and for one certificate in ten a stored renewal not deployed (docs/api-contract.md section 16:
- * the active list looks each row's up), then VACUUM (ANALYZE). With `endpointsImported`, the endpoints are already there (see
+ * its link keeps it), then VACUUM (ANALYZE). With `endpointsImported`, the endpoints are already there (see
  * importInventoryEndpoints) and only the certificates and links written here are vacuumed: the
  * endpoints stay as the import left them.
  */
@@ -51,6 +51,8 @@ export async function seedInventory(databaseUrl: string, rows: number, { endpoin
          JOIN (SELECT fingerprint, not_after, row_number() OVER (ORDER BY serial_number) AS n FROM certificates
                 WHERE serial_number NOT LIKE 'r%') c USING (n)`,
     );
+    // What the links keep once the hourly pass saw the renewals wait the default 24 hours.
+    await client.query(refreshSupersededSql('true', '$1', '$2'), [new Date(), 24]);
     // Measure a steady state: statistics fresh, visibility map set, dirty pages already written.
     await client.query(endpointsImported ? 'VACUUM (ANALYZE) certificates, endpoint_certificates' : 'VACUUM (ANALYZE)');
     await client.query('CHECKPOINT');

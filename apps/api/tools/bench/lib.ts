@@ -34,11 +34,16 @@ export interface ApiProcess {
   output: () => string;
 }
 
-/** Starts the built API as its own process with the given environment, and waits until healthy. */
+/**
+ * Starts the built API as its own process with the given environment, and waits until healthy.
+ * BENCH_API_NODE_FLAGS adds node flags to it, to profile a benchmark's API (e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/profiles`: the profile is written when the API exits).
+ */
 export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+  const nodeFlags = (process.env.BENCH_API_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, join(ROOT, 'dist/apps/api/src/main.js')], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

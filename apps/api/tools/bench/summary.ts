@@ -29,6 +29,8 @@ const EXPECTED_ROWS = [
   // docs/api-contract.md section 16.
   /^Agent cycle, \d+ hosts, every host rotating/,
   /^GET \/certificates\/active\?limit=500 \(with supersededBy\)/,
+  /^GET \/endpoints\?limit=50&superseded=true/,
+  /^GET \/dashboard\?scope=all \(counts superseded endpoints\)/,
   /^channels: deliveries per second/,
   /^channels: API peak memory/,
 ];

@@ -24,6 +24,8 @@ import { Rotations1795900000000 } from './1795900000000-Rotations';
 import { NotificationChannels1796000000000 } from './1796000000000-NotificationChannels';
 import { RevocationAndFindings1796100000000 } from './1796100000000-RevocationAndFindings';
 import { PresentedChainComplete1796200000000 } from './1796200000000-PresentedChainComplete';
+import { LinkSupersededBy1796400000000 } from './1796400000000-LinkSupersededBy';
+import { SetBasedLinkUpkeep1796403600000 } from './1796403600000-SetBasedLinkUpkeep';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -53,4 +55,6 @@ export const MIGRATIONS = [
   NotificationChannels1796000000000,
   RevocationAndFindings1796100000000,
   PresentedChainComplete1796200000000,
+  LinkSupersededBy1796400000000,
+  SetBasedLinkUpkeep1796403600000,
 ];

@@ -10,7 +10,7 @@ import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import type { CertUse } from '../links/endpoint-certificate.entity';
 import type { CurrentCertificateRow } from '../links/links.repository';
-import { supersededByColumns, supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
+import { supersededByColumns, storedSupersededByJoin } from '../renewals/superseded-by';
 import { CertificateEntity } from './certificate.entity';
 
 /** The columns of a certificate list row (docs/api-contract.md section 5). */
@@ -58,8 +58,6 @@ export interface CertificateFilter extends CertificateCriteria {
 
 /** The active and expiring lists' filters, without a page window. */
 export interface ActiveCriteria {
-  /** How each row's supersededBy is found (docs/api-contract.md section 16). */
-  superseding: SupersedingWindow;
   /** Only links whose certificate expires before this instant (the expiring list). */
   notAfterBefore?: Date;
   type?: EndpointType;
@@ -261,14 +259,6 @@ export class CertificatesRepository {
     // Counting needs the endpoints only to filter by them; without such a filter the partial index answers alone.
     const countFrom = criteria.type || criteria.tags?.length ? from : 'FROM endpoint_certificates l';
     const countValues = [...params.values];
-    // Only the rows of the window are looked up: LIMIT stops the lateral join with the scan.
-    const superseded = supersededByJoin({
-      link: 'l',
-      certificate: 'c',
-      endpoint: 'e',
-      now: params.add(criteria.superseding.now),
-      afterHours: params.add(criteria.superseding.afterHours),
-    });
     return {
       select: {
         text: `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", e.tags AS "endpointTags",
@@ -277,7 +267,7 @@ export class CertificatesRepository {
                       c.not_before AS "notBefore", c.not_after AS "notAfter", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt",
                       ${supersededByColumns()}
                  ${from} JOIN certificates c ON c.fingerprint = l.fingerprint
-                 ${superseded}
+                 ${storedSupersededByJoin('l')}
                  ${where} ORDER BY l.not_after, l.id`,
         values: params.values,
       },

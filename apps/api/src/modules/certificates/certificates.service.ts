@@ -23,7 +23,6 @@ import {
   type CertificateSummary,
 } from './certificates.repository';
 import { RenewalsRepository } from '../renewals/renewals.repository';
-import type { SupersedingWindow } from '../renewals/superseded-by';
 import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { TrustVerdictsService } from '../trust/trust-verdicts.service';
 import { FindingsService } from '../findings/findings.service';
@@ -65,7 +64,7 @@ export class CertificatesService {
    */
   async storeParsed(certificates: ParsedCertificate[], transaction: Transaction): Promise<Set<string>> {
     const created = await this.certificates.storeMany(certificates, transaction);
-    await this.renewals.recordPairs([...created], transaction);
+    if (created.size > 0) await this.renewals.recordPairs([...created], await this.superseding.window(), transaction);
     await this.verdicts.evaluateArrivals(
       certificates.filter((certificate) => created.has(certificate.fingerprintSha256)),
       transaction,
@@ -154,7 +153,11 @@ export class CertificatesService {
       if (await this.linkQueries.isReferenced(fingerprint, transaction)) {
         throw new ConflictException('The certificate is linked to an endpoint (current or historical) and cannot be deleted.');
       }
+      // The links it superseded keep another renewal, or none.
+      const renewed = await this.renewals.findRenewed([fingerprint], transaction);
       await this.certificates.delete(fingerprint, transaction);
+      if (renewed.length > 0)
+        await this.renewals.refreshSuperseded({ certificates: renewed }, await this.superseding.window(), transaction);
       await this.audit.record(actor, { action: 'certificate:delete', targetType: 'certificate', targetId: fingerprint }, transaction);
     });
   }
@@ -185,7 +188,7 @@ export class CertificatesService {
    */
   async listActive(query: ActiveQueryDto, withinDays: number | null, onItem: (item: ActiveCertificateDto) => void): Promise<number> {
     const now = this.clock.now();
-    const criteria = activeCriteria(query, withinDays, await this.superseding.window(now));
+    const criteria = activeCriteria(query, withinDays, now);
     const filter = { ...criteria, limit: query.limit, offset: query.offset };
     return this.certificates.readActivePage(filter, (row) => onItem(toActiveCertificate(row, now)));
   }
@@ -196,7 +199,7 @@ export class CertificatesService {
     return {
       list: withinDays === null ? 'certificates-active' : 'certificates-expiring',
       item: ActiveCertificateDto,
-      open: async () => this.certificates.streamActive(activeCriteria(query, withinDays, await this.superseding.window(now))),
+      open: () => this.certificates.streamActive(activeCriteria(query, withinDays, now)),
       toItem: (row) => toActiveCertificate(row, now),
       now,
     };
@@ -268,10 +271,9 @@ function certificateCriteria(query: CertificateListQueryDto, now: Date): Certifi
   return { q, isCa, selfSigned, expired, inUse, anchors, now };
 }
 
-function activeCriteria(query: ActiveQueryDto, withinDays: number | null, superseding: SupersedingWindow): ActiveCriteria {
+function activeCriteria(query: ActiveQueryDto, withinDays: number | null, now: Date): ActiveCriteria {
   return {
-    superseding,
-    notAfterBefore: withinDays === null ? undefined : expiringWithinBefore(withinDays, superseding.now),
+    notAfterBefore: withinDays === null ? undefined : expiringWithinBefore(withinDays, now),
     type: query.type,
     tags: query.tag,
     certUse: query.certUse,

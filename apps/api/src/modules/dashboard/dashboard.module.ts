@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
-import { RenewalsModule } from '../renewals/renewals.module';
 import { FindingsModule } from '../findings/findings.module';
 import { ScannersModule } from '../scanners/scanners.module';
 import { SettingsModule } from '../settings/settings.module';
@@ -13,7 +12,7 @@ import { DashboardService } from './dashboard.service';
 
 /** GET /dashboard: counts and panels per caller, scoped like alerts and calendar feeds. */
 @Module({
-  imports: [AlertsModule, ChannelsModule, FindingsModule, RenewalInfoModule, RenewalsModule, ScannersModule, SettingsModule, UsersModule],
+  imports: [AlertsModule, ChannelsModule, FindingsModule, RenewalInfoModule, ScannersModule, SettingsModule, UsersModule],
   controllers: [DashboardController],
   providers: [DashboardRepository, DashboardService],
 })

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { ActiveLinkRow } from '../certificates/certificates.repository';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import { inSubscriptionScope } from '../expiry/subscription-scope';
-import { supersededByColumns, supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
+import { supersededByColumns, storedSupersededByJoin } from '../renewals/superseded-by';
 
 export interface EndpointCounts {
   endpoints: number;
@@ -130,12 +130,7 @@ export class DashboardRepository {
   }
 
   /** Current links in scope expiring before `before` (expired ones included), soonest notAfter first: active rows. */
-  findExpiringLinks(
-    subscriptions: readonly string[],
-    before: Date,
-    limit: number,
-    superseding: SupersedingWindow,
-  ): Promise<ActiveLinkRow[]> {
+  findExpiringLinks(subscriptions: readonly string[], before: Date, limit: number): Promise<ActiveLinkRow[]> {
     return this.dataSource.query<ActiveLinkRow[]>(
       `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", e.tags AS "endpointTags",
               l.cert_use AS "certUse",
@@ -145,25 +140,27 @@ export class DashboardRepository {
          FROM endpoint_certificates l
          JOIN endpoints e ON e.id = l.endpoint_id
          JOIN certificates c ON c.fingerprint = l.fingerprint
-         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$4', afterHours: '$5' })}
+         ${storedSupersededByJoin('l')}
         WHERE l.is_current AND l.not_after < $2 AND ${inSubscriptionScope('e', '$1')}
         ORDER BY l.not_after, l.id
         LIMIT $3`,
-      [subscriptions, before, limit, superseding.now, superseding.afterHours],
+      [subscriptions, before, limit],
     );
   }
 
-  /** Endpoints in scope serving a certificate whose renewal is stored but not deployed (docs/api-contract.md section 16). */
-  async countRenewalNotDeployed(subscriptions: readonly string[], superseding: SupersedingWindow): Promise<number> {
+  /**
+   * Endpoints in scope serving a certificate whose renewal is stored but not deployed
+   * (docs/api-contract.md section 16): the links that keep such a renewal, read from their partial
+   * index alone; scoped, only those of the endpoints in scope (as countCurrentLinks).
+   */
+  async countRenewalNotDeployed(subscriptions: readonly string[]): Promise<number> {
+    const scope =
+      subscriptions.length === 0
+        ? ''
+        : `AND l.endpoint_id = ANY(ARRAY(SELECT e.id FROM endpoints e WHERE ${inSubscriptionScope('e', '$1')}))`;
     const rows = await this.dataSource.query<{ total: number }[]>(
-      `SELECT count(DISTINCT l.endpoint_id)::int AS total
-         FROM endpoint_certificates l
-         JOIN endpoints e ON e.id = l.endpoint_id
-         JOIN certificates c ON c.fingerprint = l.fingerprint
-         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$2', afterHours: '$3' })}
-        WHERE l.is_current AND l.cert_use = 'tls' AND e.type = 'host' AND superseding.fingerprint IS NOT NULL
-          AND ${inSubscriptionScope('e', '$1')}`,
-      [subscriptions, superseding.now, superseding.afterHours],
+      `SELECT count(DISTINCT l.endpoint_id)::int AS total FROM endpoint_certificates l WHERE l.superseded_by IS NOT NULL ${scope}`,
+      subscriptions.length === 0 ? [] : [subscriptions],
     );
     return rows[0].total;
   }

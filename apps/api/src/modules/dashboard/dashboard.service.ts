@@ -5,7 +5,6 @@ import { Clock } from '../../common/clock';
 import { ChannelsRepository } from '../channels/channels.repository';
 import { AlertsService } from '../alerts/alerts.service';
 import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
-import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { ScannersService } from '../scanners/scanners.service';
 import { SettingsService } from '../settings/settings.service';
 import { UsersRepository } from '../users/users.repository';
@@ -34,7 +33,6 @@ export class DashboardService {
     private readonly findings: FindingsService,
     private readonly channels: ChannelsRepository,
     private readonly clock: Clock,
-    private readonly superseding: SupersedingPolicy,
   ) {}
 
   /** The caller's dashboard (docs/api-contract.md section 11): counts and three panels over one scope. */
@@ -46,14 +44,13 @@ export class DashboardService {
     const expiringBefore = expiringWithinBefore(Math.max(...thresholds), now);
     const staleBefore = new Date(now.getTime() - request.staleHours * HOUR_MS);
     // Independent reads, each on its own pooled connection.
-    const superseding = await this.superseding.window(now);
     const [endpoints, links, renewalNotDeployed, errorEndpoints, expiring, staleScans, findings, alerting, renewalOverdue] =
       await Promise.all([
         this.dashboard.countEndpoints(subscriptions, staleBefore),
         this.dashboard.countCurrentLinks(subscriptions, now, horizons),
-        this.dashboard.countRenewalNotDeployed(subscriptions, superseding),
+        this.dashboard.countRenewalNotDeployed(subscriptions),
         this.dashboard.findErrorEndpoints(subscriptions, request.limit),
-        this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit, superseding),
+        this.dashboard.findExpiringLinks(subscriptions, expiringBefore, request.limit),
         this.dashboard.findStaleScans(subscriptions, staleBefore, request.limit),
         this.findings.dashboard(subscriptions, request.limit),
         this.alerting(),

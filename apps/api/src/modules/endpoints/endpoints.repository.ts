@@ -6,7 +6,6 @@ import { CountCache } from '../../database/count-cache';
 import { escapeLike, searchSortKey, type SortKeyType } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import { TableUpkeep } from '../../database/table-upkeep';
-import { supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
 import type { Transaction } from '../../database/transaction';
 import type { FindingCode } from '@certkeeper/domain';
 import type { StarttlsProtocol } from '@certkeeper/domain/protocol';
@@ -58,8 +57,6 @@ export interface EndpointCriteria {
   expiringBefore?: Date;
   /** true: only endpoints serving a certificate whose renewal is not deployed (docs/api-contract.md section 16); false: none. */
   superseded?: boolean;
-  /** The superseding rule's inputs; the service sets them whenever `superseded` is. */
-  superseding?: SupersedingWindow;
   /** Only endpoints showing any of these finding codes (`finding`). */
   findings?: string[];
   /** true: only endpoints showing a finding; false: only those showing none (`has_findings`). */
@@ -152,16 +149,12 @@ export class EndpointsRepository {
   }
 
   /** Which of these endpoints serve a certificate whose renewal is stored but not deployed (docs/api-contract.md section 16). */
-  async findRenewalNotDeployed(endpointIds: string[], superseding: SupersedingWindow): Promise<Set<string>> {
+  async findRenewalNotDeployed(endpointIds: string[]): Promise<Set<string>> {
     if (endpointIds.length === 0) return new Set();
     const rows = await this.dataSource.query<{ id: string }[]>(
-      `SELECT DISTINCT l.endpoint_id AS id
-         FROM endpoint_certificates l
-         JOIN endpoints e ON e.id = l.endpoint_id
-         JOIN certificates c ON c.fingerprint = l.fingerprint
-         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$2', afterHours: '$3' })}
-        WHERE l.endpoint_id = ANY($1::uuid[]) AND l.is_current AND superseding.fingerprint IS NOT NULL`,
-      [endpointIds, superseding.now, superseding.afterHours],
+      `SELECT DISTINCT l.endpoint_id AS id FROM endpoint_certificates l
+        WHERE l.endpoint_id = ANY($1::uuid[]) AND l.superseded_by IS NOT NULL`,
+      [endpointIds],
     );
     return new Set(rows.map((row) => row.id));
   }
@@ -178,15 +171,14 @@ export class EndpointsRepository {
   }
 
   /**
-   * From the count cache, unless the filters depend on the clock (expires_within, superseded) or
-   * on findings, which nothing notifies.
+   * From the count cache, unless the filters depend on the clock (expires_within) or on findings,
+   * which nothing notifies. `superseded` reads the renewal links keep, which notify.
    */
   private async countOf(where: string, params: unknown[], criteria: EndpointCriteria): Promise<number> {
     const query = countQuery(where, params);
-    const cacheable = [criteria.expiringBefore, criteria.superseded, criteria.findings, criteria.hasFindings].every(
-      (value) => value === undefined,
-    );
-    if (cacheable) return this.counts.count(query, ['endpoints']);
+    const cacheable = [criteria.expiringBefore, criteria.findings, criteria.hasFindings].every((value) => value === undefined);
+    if (cacheable)
+      return this.counts.count(query, criteria.superseded === undefined ? ['endpoints'] : ['endpoints', 'endpoint_certificates']);
     const rows = await this.dataSource.query<{ total: number }[]>(query.text, query.values);
     return rows[0].total;
   }
@@ -340,8 +332,7 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
   if (criteria.q) conditions.push(`e.search_text LIKE ${param(`%${escapeLike(criteria.q.toLowerCase())}%`)}`);
   if (criteria.expiringBefore) conditions.push(`e.soonest_not_after < ${param(criteria.expiringBefore)}`);
   if (criteria.superseded !== undefined) {
-    const exists = servesSuperseded(criteria.superseding!, param);
-    conditions.push(criteria.superseded ? exists : `NOT ${exists}`);
+    conditions.push(criteria.superseded ? SERVES_SUPERSEDED : `NOT ${SERVES_SUPERSEDED}`);
   }
   // Stored findings, GIN-indexed (migration RevocationAndFindings): an index lookup, never an evaluation.
   if (criteria.findings?.length)
@@ -364,18 +355,12 @@ function matchingQuery(criteria: EndpointCriteria): SqlQuery {
   return { text: `${SELECT_ENDPOINT} ${where} ORDER BY ${orderOf(criteria.sort ?? 'name').rows}`, values: params };
 }
 
-/** Whether endpoint `e` serves a current certificate superseded by a stored renewal not deployed (docs/api-contract.md section 16). */
-function servesSuperseded(superseding: SupersedingWindow, param: (value: unknown) => string): string {
-  const join = supersededByJoin({
-    link: 'l',
-    certificate: 'c',
-    endpoint: 'e',
-    now: param(superseding.now),
-    afterHours: param(superseding.afterHours),
-  });
-  return `EXISTS (SELECT 1 FROM endpoint_certificates l JOIN certificates c ON c.fingerprint = l.fingerprint ${join}
-                   WHERE l.endpoint_id = e.id AND l.is_current AND superseding.fingerprint IS NOT NULL)`;
-}
+/**
+ * Whether endpoint `e` serves a current certificate superseded by a stored renewal not deployed
+ * (docs/api-contract.md section 16): the renewal its link keeps, read through the partial index of
+ * such links (migration LinkSupersededBy), never the rule.
+ */
+const SERVES_SUPERSEDED = `e.id IN (SELECT l.endpoint_id FROM endpoint_certificates l WHERE l.superseded_by IS NOT NULL)`;
 
 /**
  * Each sort key as its index (migration EndpointListSorts) is written, so that the page's window

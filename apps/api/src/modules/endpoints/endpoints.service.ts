@@ -7,7 +7,6 @@ import type { Transaction } from '../../database/transaction';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { FindingsService } from '../findings/findings.service';
 import { LinksRepository } from '../links/links.repository';
-import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { buildEndpointRecord, type RecordMode } from './endpoint-record';
 import {
   type BulkResultDto,
@@ -71,7 +70,6 @@ export class EndpointsService {
     private readonly links: LinksRepository,
     private readonly audit: AuditService,
     private readonly clock: Clock,
-    private readonly superseding: SupersedingPolicy,
     private readonly findings: FindingsService,
   ) {}
 
@@ -80,24 +78,16 @@ export class EndpointsService {
    * certificate whose renewal is not deployed), and the number of all matches.
    */
   async listEndpoints(query: EndpointListQuery): Promise<{ items: EndpointListItemDto[]; total: number }> {
-    const superseding = await this.superseding.window();
-    const criteria = { ...endpointCriteria(query, superseding.now), limit: query.limit, offset: query.offset };
-    const { rows, total } = await this.endpoints.findPage(criteria.superseded === undefined ? criteria : { ...criteria, superseding });
-    const superseded = await this.endpoints.findRenewalNotDeployed(
-      rows.map((row) => row.id),
-      superseding,
-    );
+    const now = this.clock.now();
+    const criteria = { ...endpointCriteria(query, now), limit: query.limit, offset: query.offset };
+    const { rows, total } = await this.endpoints.findPage(criteria);
+    const superseded = await this.endpoints.findRenewalNotDeployed(rows.map((row) => row.id));
     const items = rows.map((row): EndpointListRow => ({ ...row, renewalNotDeployed: superseded.has(row.id) }));
-    return { items: items.map((row) => toEndpointListItem(row, superseding.now)), total };
+    return { items: items.map((row) => toEndpointListItem(row, now)), total };
   }
 
-  async countEndpoints(criteria: EndpointCriteria): Promise<number> {
-    return this.endpoints.countMatching(await this.withSuperseding(criteria));
-  }
-
-  /** The superseding rule's inputs, read only when the `superseded` filter asks for them. */
-  private async withSuperseding<T extends EndpointCriteria>(criteria: T): Promise<T> {
-    return criteria.superseded === undefined ? criteria : { ...criteria, superseding: await this.superseding.window() };
+  countEndpoints(criteria: EndpointCriteria): Promise<number> {
+    return this.endpoints.countMatching(criteria);
   }
 
   /** Every endpoint the list filters match, as the CSV form of the same items. */
@@ -106,7 +96,7 @@ export class EndpointsService {
     return {
       list: 'endpoints',
       item: EndpointCsvRowDto,
-      open: async () => this.endpoints.streamMatching(await this.withSuperseding(endpointCriteria(query, now))),
+      open: () => this.endpoints.streamMatching(endpointCriteria(query, now)),
       // The finding codes alone: a CSV cell joins them with `; `.
       toItem: (row) => ({ ...toEndpointResponse(row, now), findings: row.findings }),
       now,
@@ -116,10 +106,7 @@ export class EndpointsService {
   /** The endpoint with a summary of each current certificate. */
   async getEndpoint(id: string): Promise<EndpointDetailResponseDto> {
     const now = this.clock.now();
-    const [endpoint, current] = await Promise.all([
-      this.requireEndpoint(id),
-      this.superseding.window(now).then((superseding) => this.links.findCurrentCertificates([id], superseding)),
-    ]);
+    const [endpoint, current] = await Promise.all([this.requireEndpoint(id), this.links.findCurrentCertificates([id])]);
     return { ...toEndpointResponse(endpoint, now), currentCertificates: current.map((row) => toCurrentCertificate(row, now)) };
   }
 

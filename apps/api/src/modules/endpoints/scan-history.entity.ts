@@ -3,8 +3,9 @@ import { EndpointEntity } from './endpoint.entity';
 
 /** One row per scan run of a host or saml endpoint, written by scan ingestion. */
 @Entity('scan_history')
-// Pruning asks, per certificate, whether any history row still names it.
-@Index('scan_history_fingerprint_idx', ['fingerprint'])
+// Pruning asks, per certificate, whether any history row still names it; a rotation, the chain an
+// endpoint last presented with a certificate (its chainComplete).
+@Index('scan_history_fingerprint_endpoint_idx', ['fingerprint', 'endpointId', 'scannedAt'])
 @Index('scan_history_endpoint_scanned_at_idx', ['endpointId', 'scannedAt'])
 export class ScanHistoryEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'scan_history_pkey' })

@@ -4,7 +4,6 @@ import { DataSource } from 'typeorm';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import { inSubscriptionScope } from '../expiry/subscription-scope';
-import { supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
 import type { FindingCertificate, FindingInputs, RenewalFindingFacts } from '@certkeeper/domain';
 
 /** An endpoint's findings inputs as stored, with what it shows now. */
@@ -34,26 +33,23 @@ export class FindingsRepository {
   /**
    * The renewal facts of each endpoint that has any (docs/api-contract.md sections 15 and 16): a
    * current certificate whose CA's renewal window has ended (while renewal information is used),
-   * or one superseded by a stored renewal not deployed, by the rule the lists use.
+   * or one whose link keeps a stored renewal not deployed, as the lists read it.
    */
   async renewalFacts(
     endpointIds: readonly string[],
-    rule: SupersedingWindow & { renewalInfo: boolean },
+    rule: { now: Date; renewalInfo: boolean },
     transaction?: Transaction,
   ): Promise<Map<string, RenewalFindingFacts>> {
     if (endpointIds.length === 0) return new Map();
     const rows = await (transaction ?? this.dataSource.manager).query<({ endpointId: string } & RenewalFindingFacts)[]>(
       `SELECT l.endpoint_id AS "endpointId",
               coalesce(bool_or($3 AND r.window_end <= $2), false) AS "renewalOverdue",
-              bool_or(superseding.fingerprint IS NOT NULL) AS "renewalNotDeployed"
+              bool_or(l.superseded_by IS NOT NULL) AS "renewalNotDeployed"
          FROM endpoint_certificates l
-         JOIN endpoints e ON e.id = l.endpoint_id
-         JOIN certificates c ON c.fingerprint = l.fingerprint
          LEFT JOIN renewal_info r ON r.fingerprint = l.fingerprint
-         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$2', afterHours: '$4' })}
         WHERE l.endpoint_id = ANY($1::uuid[]) AND l.is_current
         GROUP BY l.endpoint_id`,
-      [endpointIds, rule.now, rule.renewalInfo, rule.afterHours],
+      [endpointIds, rule.now, rule.renewalInfo],
     );
     return new Map(rows.map(({ endpointId, ...facts }) => [endpointId, facts]));
   }

@@ -91,7 +91,7 @@ export class FindingsService {
   private async recomputeBatch(endpointIds: string[], transaction?: Transaction): Promise<number> {
     const now = this.clock.now();
     const policy = await this.settings.alertPolicy();
-    const rule = { now, renewalInfo: policy.renewalInfo, afterHours: policy.supersededAfterHours };
+    const rule = { now, renewalInfo: policy.renewalInfo };
     // One after the other: within a transaction both run on its one connection.
     const inputsOf = await this.findings.loadInputs(endpointIds, transaction);
     const renewalOf = await this.findings.renewalFacts(endpointIds, rule, transaction);

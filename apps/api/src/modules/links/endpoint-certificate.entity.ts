@@ -18,6 +18,9 @@ export type CertUse = (typeof CERT_USES)[number];
 @Index('endpoint_certificates_current_not_after_idx', ['notAfter', 'id'], { where: 'is_current' })
 // The dashboard's counts of current links per endpoint in scope, read index-only (docs/api-contract.md section 11).
 @Index('endpoint_certificates_current_endpoint_idx', ['endpointId', 'notAfter'], { where: 'is_current' })
+// The few links a stored renewal supersedes: the superseded filter and count read these, a certificate's deletion finds its links.
+@Index('endpoint_certificates_superseded_idx', ['endpointId'], { where: 'superseded_by IS NOT NULL' })
+@Index('endpoint_certificates_superseded_by_idx', ['supersededBy'], { where: 'superseded_by IS NOT NULL' })
 export class EndpointCertificateEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'endpoint_certificates_pkey' })
   id!: string;
@@ -52,4 +55,16 @@ export class EndpointCertificateEntity {
 
   @Column({ type: 'timestamptz' })
   lastSeenAt!: Date;
+
+  /**
+   * The stored renewal superseding this current link's certificate (docs/api-contract.md section
+   * 16), as the rule answered when the link, a renewal or the clock last changed it (RenewalsRepository.refreshSuperseded).
+   */
+  @Column({ type: 'text', collation: 'C', nullable: true })
+  supersededBy!: string | null;
+
+  // SET NULL: a renewal deleted supersedes nothing; the deletion then asks the rule again.
+  @ManyToOne(() => CertificateEntity, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'superseded_by', foreignKeyConstraintName: 'endpoint_certificates_superseded_by_fkey' })
+  supersedingCertificate?: CertificateEntity;
 }

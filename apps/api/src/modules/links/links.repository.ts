@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
-import { type SupersededByColumns, supersededByColumns, supersededByJoin, type SupersedingWindow } from '../renewals/superseded-by';
+import { type SupersededByColumns, supersededByColumns, storedSupersededByJoin } from '../renewals/superseded-by';
 import type { CertUse } from './endpoint-certificate.entity';
 
 /** A current link with the certificate summary an endpoint detail shows, and the renewal not deployed in its place. */
@@ -68,12 +68,12 @@ export class LinksRepository {
 
   /**
    * In each (endpoint, role) named, moves to history the current links that are not among those
-   * seen; returns the links it moved.
+   * seen, clearing the renewal they kept (only a current link is superseded); returns the links it moved.
    */
   async retireUnseen(roles: Omit<LinkTriples, 'fingerprints'>, seen: LinkTriples, transaction: Transaction): Promise<LinkRef[]> {
     // An UPDATE answers [rows, count].
     const [retired] = await transaction.query<[LinkRef[], number]>(
-      `UPDATE endpoint_certificates l SET is_current = false
+      `UPDATE endpoint_certificates l SET is_current = false, superseded_by = NULL
          FROM unnest($1::uuid[], $2::text[]) AS r(endpoint_id, cert_use)
         WHERE l.endpoint_id = r.endpoint_id AND l.cert_use = r.cert_use AND l.is_current
           AND NOT EXISTS (SELECT 1 FROM unnest($3::uuid[], $4::text[], $5::text[]) AS s(endpoint_id, cert_use, fingerprint)
@@ -88,17 +88,24 @@ export class LinksRepository {
    * Each distinct link seen now, in one statement: an unknown link is created current (notAfter
    * copied from the stored certificate; a fingerprint not stored is skipped), a known one, current
    * or historical, is made current with a fresh lastSeenAt. Timestamps from the database clock.
+   * Answers only the links it made current (created, or historical before), so a post where
+   * nothing arrives answers no row. The prior state is read by the same statement; NOT IN over it
+   * hashes, where an anti-join of the CTEs, whose sizes the planner cannot know, loops over every pair.
    */
-  async upsertSeen(seen: LinkTriples, transaction: Transaction): Promise<void> {
-    if (seen.endpointIds.length === 0) return;
-    await transaction.query(`WITH ${SEEN} ${UPSERT_SEEN}`, [seen.endpointIds, seen.certUses, seen.fingerprints]);
+  async upsertSeen(seen: LinkTriples, transaction: Transaction): Promise<LinkRef[]> {
+    if (seen.endpointIds.length === 0) return [];
+    return transaction.query<LinkRef[]>(
+      `WITH ${SEEN}, prior AS (
+         SELECT l.endpoint_id, l.cert_use, l.fingerprint FROM endpoint_certificates l JOIN s USING (endpoint_id, cert_use, fingerprint)
+          WHERE l.is_current
+       ), touched AS (${UPSERT_SEEN} RETURNING endpoint_id, cert_use, fingerprint)
+       SELECT t.endpoint_id AS "endpointId", t.cert_use AS "certUse", t.fingerprint
+         FROM touched t WHERE (t.endpoint_id, t.cert_use, t.fingerprint) NOT IN (SELECT endpoint_id, cert_use, fingerprint FROM prior)`,
+      [seen.endpointIds, seen.certUses, seen.fingerprints],
+    );
   }
 
-  /**
-   * upsertSeen, answering each link it touched with whether it was current before (null: it is
-   * new). Only an upload's answer names them: reading the prior state costs the agent's ingest a
-   * join per link, so it calls upsertSeen.
-   */
+  /** upsertSeen, answering each link it touched with whether it was current before (null: it is new), as an upload names them. */
   async upsertSeenWithPrior(seen: LinkTriples, transaction: Transaction): Promise<(LinkRef & { wasCurrent: boolean | null })[]> {
     if (seen.endpointIds.length === 0) return [];
     return transaction.query<(LinkRef & { wasCurrent: boolean | null })[]>(
@@ -113,7 +120,7 @@ export class LinksRepository {
   }
 
   /** Current links of the given endpoints, soonest expiry first. */
-  async findCurrentCertificates(endpointIds: string[], superseding: SupersedingWindow): Promise<CurrentCertificateRow[]> {
+  async findCurrentCertificates(endpointIds: string[]): Promise<CurrentCertificateRow[]> {
     if (endpointIds.length === 0) return [];
     return this.dataSource.query<CurrentCertificateRow[]>(
       `SELECT l.endpoint_id AS "endpointId", l.cert_use AS "certUse", l.first_seen_at AS "firstSeenAt", l.last_seen_at AS "lastSeenAt",
@@ -121,11 +128,10 @@ export class LinksRepository {
               c.not_before AS "notBefore", c.not_after AS "notAfter", ${supersededByColumns()}
          FROM endpoint_certificates l
          JOIN certificates c ON c.fingerprint = l.fingerprint
-         JOIN endpoints e ON e.id = l.endpoint_id
-         ${supersededByJoin({ link: 'l', certificate: 'c', endpoint: 'e', now: '$2', afterHours: '$3' })}
+         ${storedSupersededByJoin('l')}
         WHERE l.endpoint_id = ANY($1::uuid[]) AND l.is_current
         ORDER BY l.not_after, l.cert_use`,
-      [endpointIds, superseding.now, superseding.afterHours],
+      [endpointIds],
     );
   }
 

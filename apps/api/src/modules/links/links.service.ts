@@ -1,5 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Transaction } from '../../database/transaction';
+import { RenewalsRepository } from '../renewals/renewals.repository';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { type Replacement, RotationsService } from '../rotations/rotations.service';
 import type { CertUse } from './endpoint-certificate.entity';
 import { type LinkRef, LinksRepository, type LinkTriples } from './links.repository';
@@ -35,13 +37,17 @@ export interface SightingOutcome {
  * - current link not seen   -> history (replace mode only), in `moveToHistory` alone
  *
  * A role whose current certificates left while others became current rotated: recorded in the
- * same transaction (docs/api-contract.md section 16). A first certificate is no rotation.
+ * same transaction (docs/api-contract.md section 16). A first certificate is no rotation. The
+ * renewal each current link of a sighted endpoint keeps (section 16's rule) is brought up to date
+ * in the same transaction too: a link that arrives may be superseded already.
  */
 @Injectable()
 export class LinksService {
   constructor(
     private readonly links: LinksRepository,
     private readonly rotations: RotationsService,
+    private readonly renewals: RenewalsRepository,
+    private readonly superseding: SupersedingPolicy,
   ) {}
 
   /**
@@ -70,44 +76,47 @@ export class LinksService {
       ],
       transaction,
     );
+    await this.refreshSuperseded([sighting], transaction);
     return outcome;
   }
 
   /**
    * Sightings of many endpoints and roles at once (scan results), without an answer. The caller
-   * holds the endpoints' row locks and names each (endpoint, role) at most once. The links not
-   * seen move to history before the seen ones are created or made current.
+   * holds the endpoints' row locks and names each (endpoint, role) at most once. The seen links
+   * are created or made current before the others move to history: an endpoint whose certificate
+   * rotates then has its soonest expiry written once, not cleared and set again.
    */
   async applySightings(sightings: Sighting[], transaction: Transaction): Promise<void> {
     if (sightings.length === 0) return;
     const seen = seenLinks(sightings);
+    const arrived = await this.links.upsertSeen(seen, transaction);
     const retired = await this.moveToHistory(
       sightings.filter((sighting) => sighting.mode === 'replace'),
       seen,
       transaction,
     );
-    if (retired.length === 0) return this.links.upsertSeen(seen, transaction);
-    // Only a role whose current certificates left can have rotated: only its links need the
-    // prior state that tells a certificate arriving from one that stays.
-    const rotating = new Set(retired.map(roleKey));
-    const [maybeRotated, steady] = splitTriples(seen, (index) =>
-      rotating.has(roleKey({ endpointId: seen.endpointIds[index], certUse: seen.certUses[index] })),
-    );
-    await this.links.upsertSeen(steady, transaction);
-    const touched = await this.links.upsertSeenWithPrior(maybeRotated, transaction);
-    const replacements = new Map<string, Replacement>();
-    for (const link of retired) {
-      const replacement = replacements.get(roleKey(link)) ?? {
-        endpointId: link.endpointId,
-        certUse: link.certUse,
-        retired: [],
-        arrived: [],
-      };
-      replacement.retired.push(link.fingerprint);
-      replacements.set(roleKey(link), replacement);
+    if (retired.length > 0) {
+      const replacements = new Map<string, Replacement>();
+      for (const link of retired) {
+        const replacement = replacements.get(roleKey(link)) ?? {
+          endpointId: link.endpointId,
+          certUse: link.certUse,
+          retired: [],
+          arrived: [],
+        };
+        replacement.retired.push(link.fingerprint);
+        replacements.set(roleKey(link), replacement);
+      }
+      for (const link of arrived) replacements.get(roleKey(link))?.arrived.push(link.fingerprint);
+      await this.rotations.record([...replacements.values()], transaction);
     }
-    for (const link of touched) if (link.wasCurrent !== true) replacements.get(roleKey(link))?.arrived.push(link.fingerprint);
-    await this.rotations.record([...replacements.values()], transaction);
+    await this.refreshSuperseded(sightings, transaction);
+  }
+
+  /** The renewal each current link of the sighted endpoints keeps, brought up to date. */
+  private async refreshSuperseded(sightings: Sighting[], transaction: Transaction): Promise<void> {
+    const endpointIds = [...new Set(sightings.map((sighting) => sighting.endpointId))];
+    await this.renewals.refreshSuperseded({ endpointIds }, await this.superseding.window(), transaction);
   }
 
   /**
@@ -128,21 +137,6 @@ export class LinksService {
 }
 
 const roleKey = (link: { endpointId: string; certUse: CertUse }) => `${link.endpointId} ${link.certUse}`;
-
-/** The triples `chosen` picks, and the others. */
-function splitTriples(triples: LinkTriples, chosen: (index: number) => boolean): [LinkTriples, LinkTriples] {
-  const parts: [LinkTriples, LinkTriples] = [
-    { endpointIds: [], certUses: [], fingerprints: [] },
-    { endpointIds: [], certUses: [], fingerprints: [] },
-  ];
-  triples.endpointIds.forEach((endpointId, index) => {
-    const part = parts[chosen(index) ? 0 : 1];
-    part.endpointIds.push(endpointId);
-    part.certUses.push(triples.certUses[index]);
-    part.fingerprints.push(triples.fingerprints[index]);
-  });
-  return parts;
-}
 
 /** Every (endpoint, role, fingerprint) the sightings name, each fingerprint once per sighting. */
 function seenLinks(sightings: Sighting[]): LinkTriples {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RenewalInfoModule } from '../renewal-info/renewal-info.module';
+import { RenewalsModule } from '../renewals/renewals.module';
 import { RevocationModule } from '../revocation/revocation.module';
 import { TrustModule } from '../trust/trust.module';
 import { MaintenanceController } from './maintenance.controller';
@@ -8,7 +9,7 @@ import { MaintenanceScheduler } from './maintenance.scheduler';
 import { MaintenanceService } from './maintenance.service';
 
 @Module({
-  imports: [TrustModule, RenewalInfoModule, RevocationModule],
+  imports: [TrustModule, RenewalInfoModule, RenewalsModule, RevocationModule],
   controllers: [MaintenanceController],
   providers: [MaintenanceRepository, MaintenanceService, MaintenanceScheduler],
 })

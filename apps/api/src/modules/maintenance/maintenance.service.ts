@@ -3,6 +3,8 @@ import { Clock } from '../../common/clock';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type ActorContext, AuditService } from '../audit/audit.service';
 import { RenewalInfoRefresher } from '../renewal-info/renewal-info.refresher';
+import { RenewalsRepository } from '../renewals/renewals.repository';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { RevocationService } from '../revocation/revocation.service';
 import { RootStoreRefresher } from '../trust/root-store-refresher';
 import { MaintenanceRepository, type MaintenanceTaskName } from './maintenance.repository';
@@ -47,6 +49,8 @@ export class MaintenanceService {
     private readonly rootStores: RootStoreRefresher,
     private readonly renewalInfo: RenewalInfoRefresher,
     private readonly revocation: RevocationService,
+    private readonly renewals: RenewalsRepository,
+    private readonly superseding: SupersedingPolicy,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -60,7 +64,7 @@ export class MaintenanceService {
         schedule: nightly,
         run: () => this.maintenance.purgeHistory(new Date(this.clock.now().getTime() - this.config.retentionDays * DAY_MS)),
       },
-      { name: 'prune-certificates', schedule: nightly, run: () => this.maintenance.pruneCertificates() },
+      { name: 'prune-certificates', schedule: nightly, run: () => this.pruneCertificates() },
       { name: 'purge-alert-records', schedule: nightly, run: () => this.maintenance.purgeAlertRecords() },
       { name: 'refresh-renewal-info', schedule: HOURLY_MAINTENANCE_SCHEDULE, run: () => this.renewalInfo.refresh() },
       { name: 'check-revocation', schedule: HOURLY_MAINTENANCE_SCHEDULE, run: () => this.revocation.checkAll() },
@@ -106,6 +110,13 @@ export class MaintenanceService {
     });
     if (!result) throw new ConflictException(`Maintenance task ${name} is already running.`);
     return result;
+  }
+
+  /** Unreferenced certificates pruned; a link whose renewal went with them keeps the next one, if any. */
+  private async pruneCertificates(): Promise<Record<string, number>> {
+    const counts = await this.maintenance.pruneCertificates();
+    if (counts.certificates > 0) await this.renewals.refreshSuperseded('all', await this.superseding.window());
+    return counts;
   }
 
   /** The tasks of one schedule, in order; a task already running elsewhere is skipped. */

@@ -4,7 +4,13 @@ import { DataSource } from 'typeorm';
 import type { ExpiringEndpoint } from '../expiry/expiry.repository';
 import { inSubscriptionScope } from '../expiry/subscription-scope';
 import type { Transaction } from '../../database/transaction';
-import { recordPairsSql, supersededByJoin, type SupersedingWindow } from './superseded-by';
+import { recordPairsSql, refreshSupersededSql, supersededByJoin, type SupersedingWindow } from './superseded-by';
+
+/** Which current links `refreshSuperseded` brings up to date. */
+export type SupersededScope = { endpointIds: string[] } | { certificates: string[] } | { renewedBy: string[] } | 'all';
+
+/** A transaction, or the data source for a statement of its own. */
+type Executor = Pick<Transaction, 'query'>;
 
 /** A current certificate in a recipient's scope, with the endpoints in scope it is current on. */
 interface CurrentInScope {
@@ -32,10 +38,40 @@ const ENDPOINTS_IN_SCOPE = `(SELECT json_agg(DISTINCT jsonb_build_object('id', e
 export class RenewalsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Records the pairs of certificate and renewal that newly stored certificates take part in, in the storing transaction. */
-  async recordPairs(fingerprints: string[], transaction: Transaction): Promise<void> {
+  /**
+   * Records the pairs of certificate and renewal that newly stored certificates take part in, in
+   * the storing transaction, and what the current links of the certificates they renew keep.
+   */
+  async recordPairs(fingerprints: string[], superseding: SupersedingWindow, transaction: Transaction): Promise<void> {
     if (fingerprints.length === 0) return;
     await transaction.query(recordPairsSql('$1'), [fingerprints]);
+    await this.refreshSuperseded({ renewedBy: fingerprints }, superseding, transaction);
+  }
+
+  /** The certificates these renew: whose links a deletion of them changes. */
+  async findRenewed(renewals: string[], transaction: Transaction): Promise<string[]> {
+    const rows = await transaction.query<{ certificate: string }[]>(
+      'SELECT DISTINCT certificate FROM certificate_renewals WHERE renewal = ANY($1::text[])',
+      [renewals],
+    );
+    return rows.map((row) => row.certificate);
+  }
+
+  /**
+   * Brings the renewal each current link in `scope` keeps (`superseded_by`) to the rule's answer
+   * at the window; answers how many links changed. Scopes: the links of some endpoints (a
+   * sighting), of some certificates, of the certificates some renew (a renewal stored), or all
+   * (the hourly pass, for the clock).
+   */
+  async refreshSuperseded(scope: SupersededScope, superseding: SupersedingWindow, executor: Executor = this.dataSource): Promise<number> {
+    const { where, values } = linksIn(scope);
+    // An UPDATE answers [rows, count].
+    const [, changed] = await executor.query<[unknown[], number]>(refreshSupersededSql(where, '$1', '$2'), [
+      superseding.now,
+      superseding.afterHours,
+      ...values,
+    ]);
+    return changed;
   }
 
   /** Current certificates in scope that a regressing rotation brought in, each with its latest such rotation. */
@@ -83,6 +119,17 @@ export class RenewalsRepository {
       supersededBy: { fingerprint: newFingerprint, notBefore: newNotBefore },
     }));
   }
+}
+
+/** The condition on link `l` that selects a scope, its values from $3. */
+function linksIn(scope: SupersededScope): { where: string; values: unknown[] } {
+  if (scope === 'all') return { where: 'true', values: [] };
+  if ('endpointIds' in scope) return { where: 'l.endpoint_id = ANY($3::uuid[])', values: [scope.endpointIds] };
+  if ('certificates' in scope) return { where: 'l.fingerprint = ANY($3::text[])', values: [scope.certificates] };
+  return {
+    where: 'l.fingerprint IN (SELECT r.certificate FROM certificate_renewals r WHERE r.renewal = ANY($3::text[]))',
+    values: [scope.renewedBy],
+  };
 }
 
 function sortedByName(endpoints: ExpiringEndpoint[]): ExpiringEndpoint[] {

@@ -5,7 +5,9 @@
  * not revoked, covers every DNS name of A (A has one at least), has A's key algorithm and A's
  * issuer organization (A's issuer DN without one), and was first stored at least
  * `supersededAfterHours` ago. The pairs of certificate and renewal are recorded when a certificate
- * is stored (docs/decisions/0026); reading asks only the time conditions.
+ * is stored, and each current link keeps the answer (`endpoint_certificates.superseded_by`),
+ * brought up to date wherever it can change and hourly for the clock (docs/decisions/0026): the
+ * lists read it, a lookup.
  */
 
 /** The rule's inputs: the clock's now and the alert policy's `supersededAfterHours`. */
@@ -21,7 +23,7 @@ export interface SupersededBy {
   firstSeenAt: Date;
 }
 
-/** The columns `supersededByJoin` adds to a row, read back by `supersededByOf`. */
+/** The columns `supersededByColumns` adds to a row, read back by `supersededByOf`. */
 export interface SupersededByColumns {
   supersededByFingerprint: string | null;
   supersededByNotBefore: Date | null;
@@ -72,7 +74,8 @@ export const RECORD_ALL_PAIRS_SQL = `INSERT INTO certificate_renewals (certifica
  * `LEFT JOIN LATERAL ... AS <as>` over a query where `link`, `certificate` and `endpoint` alias the
  * current link, its certificate and its endpoint; `now` and `afterHours` are placeholders bound to
  * the window's values. The recorded pairs leave only the rule's time to check: one index probe
- * per row, nothing more for a certificate without a renewal.
+ * per row, nothing more for a certificate without a renewal. The rule asked now: what a link keeps
+ * is written from it (`refreshSupersededSql`), and the findings and events ask it.
  */
 export function supersededByJoin(refs: {
   link: string;
@@ -94,10 +97,33 @@ export function supersededByJoin(refs: {
     ) ${refs.as ?? 'superseding'} ON true`;
 }
 
-/** The select-list entries of the join's columns (`SupersededByColumns`). */
+/**
+ * `LEFT JOIN certificates <as>` on the renewal a current link `link` keeps (`superseded_by`), for a
+ * list's columns (`supersededByColumns`): a primary-key lookup per row.
+ */
+export function storedSupersededByJoin(link: string, as = 'superseding'): string {
+  return `LEFT JOIN certificates ${as} ON ${as}.fingerprint = ${link}.superseded_by`;
+}
+
+/** The select-list entries of the columns `SupersededByColumns` names, from either join. */
 export function supersededByColumns(as = 'superseding'): string {
   return `${as}.fingerprint AS "supersededByFingerprint", ${as}.not_before AS "supersededByNotBefore",
           ${as}.created_at AS "supersededByFirstSeenAt"`;
+}
+
+/**
+ * Sets `superseded_by` of the current links `where` (a condition on link `l`) selects to what the
+ * rule answers at the window (`now`, `afterHours`: placeholders), writing only the links whose
+ * answer changed. A link that leaves is cleared where it becomes history (LinksRepository);
+ * `t.is_current` is asked of the row as it is when written, so a link retired meanwhile by another
+ * transaction stays clear.
+ */
+export function refreshSupersededSql(where: string, now: string, afterHours: string): string {
+  return `UPDATE endpoint_certificates t SET superseded_by = s.fingerprint
+    FROM (SELECT l.id, superseding.fingerprint FROM endpoint_certificates l JOIN endpoints e ON e.id = l.endpoint_id
+           ${supersededByJoin({ link: 'l', certificate: 'l', endpoint: 'e', now, afterHours })}
+          WHERE l.is_current AND (${where})) s
+   WHERE t.id = s.id AND t.is_current AND t.superseded_by IS DISTINCT FROM s.fingerprint`;
 }
 
 export function supersededByOf(row: SupersededByColumns): SupersededBy | null {

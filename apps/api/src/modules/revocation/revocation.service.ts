@@ -6,6 +6,8 @@ import { Clock } from '../../common/clock';
 import { outboundGuardFor } from '../../common/net/outbound-guard';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FindingsService } from '../findings/findings.service';
+import { RenewalsRepository } from '../renewals/renewals.repository';
+import { SupersedingPolicy } from '../renewals/superseding-policy';
 import { type OcspTarget, RevocationRepository } from './revocation.repository';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -33,21 +35,29 @@ export class RevocationService {
   constructor(
     private readonly revocation: RevocationRepository,
     private readonly findings: FindingsService,
+    private readonly renewals: RenewalsRepository,
+    private readonly superseding: SupersedingPolicy,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.guard = outboundGuardFor(config);
   }
 
-  /** The task: CRLs due fetched, certificates judged (by OCSP those without a CRL), then every endpoint's findings brought up to date (revocation and the clock change them). */
+  /**
+   * The task: CRLs due fetched, certificates judged (by OCSP those without a CRL), then every
+   * current link's superseding renewal (docs/api-contract.md section 16) and every endpoint's
+   * findings brought up to date: revocation and the clock change them.
+   */
   async checkAll(): Promise<Record<string, number>> {
-    const counts = { crlsFetched: 0, crlsFailed: 0, statusesChanged: 0, findingsChanged: 0 };
+    const counts = { crlsFetched: 0, crlsFailed: 0, statusesChanged: 0, findingsChanged: 0, supersededChanged: 0 };
     for (const crl of await this.revocation.findCrlsToFetch(this.clock.now())) {
       if (await this.refreshCrl(crl.url, crl.issuerDnHashes)) counts.crlsFetched += 1;
       else counts.crlsFailed += 1;
     }
     counts.statusesChanged = (await this.revocation.judgeByCrl(this.clock.now(), STALE)).length;
     Object.assign(counts, await this.checkByOcsp());
+    // First what links keep: renewal_not_deployed is read from it.
+    counts.supersededChanged = await this.renewals.refreshSuperseded('all', await this.superseding.window());
     counts.findingsChanged = (await this.findings.recomputeAll()).changed;
     return counts;
   }

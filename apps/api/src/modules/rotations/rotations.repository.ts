@@ -6,10 +6,16 @@ import type { Transaction } from '../../database/transaction';
 import type { CertUse } from '../links/endpoint-certificate.entity';
 import type { RotationEntity } from './rotation.entity';
 
-/** A certificate of a rotation with its compared facts, as it stood on one endpoint. */
-export interface RotatedOnEndpoint extends RotatedCertificate {
-  endpointId: string;
+/** A stored certificate's own compared facts: all but the chain it was presented with. */
+export interface RotatedCertificateFacts extends Omit<RotatedCertificate, 'chainComplete'> {
   fingerprint: string;
+}
+
+/** What a post's rotations compare: each certificate's facts once, and each (endpoint, certificate)'s last chain. */
+export interface RotatedFacts {
+  certificates: Map<string, RotatedCertificateFacts>;
+  /** By `${endpointId} ${fingerprint}`: whether the chain the endpoint last presented with it was complete (null without a scan). */
+  chainComplete: Map<string, boolean | null>;
 }
 
 export interface NewRotation extends RotationComparison {
@@ -24,21 +30,35 @@ export class RotationsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * The compared facts of each (endpoint, certificate), in one statement: the certificate's own,
-   * and whether the chain the endpoint last presented with it was complete (null without a scan).
+   * The compared facts of the certificates of these (endpoint, certificate) pairs, in one
+   * statement: each certificate's own once, however many endpoints it rotated on, and per pair
+   * the completeness of the chain the endpoint last presented with it (one probe of
+   * scan_history_fingerprint_endpoint_idx). Read as JSON: one row, whatever the number of pairs.
    */
-  findRotatedFacts(pairs: { endpointId: string; fingerprint: string }[], transaction: Transaction): Promise<RotatedOnEndpoint[]> {
-    return transaction.query<RotatedOnEndpoint[]>(
-      `SELECT s.endpoint_id AS "endpointId", c.fingerprint, c.issuer, c.trusted_by AS "trustedBy", c.key_algorithm AS "keyAlgorithm",
-              c.key_size AS "keySize", c.signature_algorithm AS "signatureAlgorithm", c.sans, c.extended_key_usage AS "extendedKeyUsage",
-              c.not_before AS "notBefore", c.not_after AS "notAfter",
-              (SELECT h.chain_complete FROM scan_history h
-                WHERE h.fingerprint = c.fingerprint AND h.endpoint_id = s.endpoint_id AND h.chain_complete IS NOT NULL
-                ORDER BY h.scanned_at DESC LIMIT 1) AS "chainComplete"
-         FROM unnest($1::uuid[], $2::text[]) AS s(endpoint_id, fingerprint)
-         JOIN certificates c ON c.fingerprint = s.fingerprint`,
+  async findRotatedFacts(pairs: { endpointId: string; fingerprint: string }[], transaction: Transaction): Promise<RotatedFacts> {
+    const [row] = await transaction.query<
+      {
+        certificates: (Omit<RotatedCertificateFacts, 'notBefore' | 'notAfter'> & { notBefore: string; notAfter: string })[];
+        chains: [string, string, boolean | null][];
+      }[]
+    >(
+      `SELECT coalesce((SELECT json_agg(json_build_object('fingerprint', c.fingerprint, 'issuer', c.issuer, 'trustedBy', c.trusted_by,
+                        'keyAlgorithm', c.key_algorithm, 'keySize', c.key_size, 'signatureAlgorithm', c.signature_algorithm, 'sans', c.sans,
+                        'extendedKeyUsage', c.extended_key_usage, 'notBefore', c.not_before, 'notAfter', c.not_after))
+                          FROM certificates c WHERE c.fingerprint = ANY($2::text[])), '[]') AS certificates,
+              coalesce((SELECT json_agg(json_build_array(s.endpoint_id, s.fingerprint,
+                         (SELECT h.chain_complete FROM scan_history h
+                           WHERE h.fingerprint = s.fingerprint AND h.endpoint_id = s.endpoint_id AND h.chain_complete IS NOT NULL
+                           ORDER BY h.scanned_at DESC LIMIT 1)))
+                          FROM unnest($1::uuid[], $2::text[]) AS s(endpoint_id, fingerprint)), '[]') AS chains`,
       [pairs.map((pair) => pair.endpointId), pairs.map((pair) => pair.fingerprint)],
     );
+    return {
+      certificates: new Map(
+        row.certificates.map((c) => [c.fingerprint, { ...c, notBefore: new Date(c.notBefore), notAfter: new Date(c.notAfter) }]),
+      ),
+      chainComplete: new Map(row.chains.map(([endpointId, fingerprint, complete]) => [`${endpointId} ${fingerprint}`, complete])),
+    };
   }
 
   /** Records rotations in one statement, at the database clock's now like the links they follow. */

@@ -16,6 +16,7 @@ const ACME_CAS_KEY = 'acme_cas';
 @Injectable()
 export class SettingsService {
   private readonly logger = new Logger('Settings');
+  private readonly alertPolicyListeners: ((policy: AlertPolicy) => Promise<unknown>)[] = [];
 
   constructor(
     private readonly settings: SettingsRepository,
@@ -34,7 +35,10 @@ export class SettingsService {
     return { ...DEFAULT_ALERT_POLICY, ...((await this.settings.read<Partial<AlertPolicy>>(ALERT_POLICY_KEY)) ?? {}) };
   }
 
-  /** The policy with the fields given replaced (docs/api-contract.md section 15); the whole policy is stored and audited. */
+  /**
+   * The policy with the fields given replaced (docs/api-contract.md section 15); the whole policy
+   * is stored and audited, then what was derived from it is brought up to date (`onAlertPolicyChange`).
+   */
   async replaceAlertPolicy(changes: UpdateAlertPolicyDto, actor: ActorContext): Promise<AlertPolicy> {
     const policy = { ...(await this.alertPolicy()), ...definedFields(changes) };
     await this.settings.write(ALERT_POLICY_KEY, policy);
@@ -44,7 +48,16 @@ export class SettingsService {
       targetId: ALERT_POLICY_KEY,
       details: { ...policy },
     });
+    for (const listener of this.alertPolicyListeners) await listener(policy);
     return policy;
+  }
+
+  /**
+   * Registers work that follows a change of the alert policy, for a module that keeps something
+   * derived from it and cannot be imported here (it imports this one).
+   */
+  onAlertPolicyChange(listener: (policy: AlertPolicy) => Promise<unknown>): void {
+    this.alertPolicyListeners.push(listener);
   }
 
   /** The CAs asked for renewal information, in the order they are tried; Let's Encrypt and Google Trust Services until configured. */
