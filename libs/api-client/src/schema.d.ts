@@ -248,6 +248,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/certificates/lifetimes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The most common lifetimes of the certificates in use
+         * @description Needs `certs:view`. The current, unexpired certificates on endpoints in the caller's scope (their tag subscriptions, every endpoint when they have none, as for the dashboard; `scope=all` ignores them), counted once each per lifetime: notAfter − notBefore rounded to the nearest whole day, at least 1. Most certificates first, at most `limit` (1 to 20, default 5), with the total of every lifetime. The thresholds screen shows when alerts would fire for each. A bad `scope` or `limit` is 400.
+         */
+        get: operations["getLifetimes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/certificates/lookup": {
         parameters: {
             query?: never;
@@ -2596,6 +2616,27 @@ export interface components {
              */
             status: "new" | "tracked" | "promoted" | "dismissed";
         };
+        LifetimeBucketDto: {
+            /**
+             * Format: int32
+             * @description Current, unexpired certificates in scope of that lifetime.
+             */
+            certificates: number;
+            /**
+             * Format: int32
+             * @description notAfter − notBefore, rounded to the nearest whole day (at least 1).
+             */
+            days: number;
+        };
+        LifetimesResponseDto: {
+            /**
+             * Format: int32
+             * @description Current, unexpired certificates in scope, of every lifetime.
+             */
+            certificates: number;
+            /** @description The most common lifetimes, most certificates first (ties: the shorter lifetime first), at most `limit`. */
+            lifetimes: components["schemas"]["LifetimeBucketDto"][];
+        };
         LinkedEndpointDto: {
             /** @enum {string} */
             certUse: "tls" | "signing" | "encryption" | "manual";
@@ -4469,6 +4510,82 @@ export interface operations {
                     "application/json": components["schemas"]["ActiveCertificateDto"][];
                     /** @example endpointId,endpointName,endpointType,endpointTags,certUse,fingerprint,commonName,sans,issuerCommonName,notBefore,notAfter,daysRemaining,firstSeenAt,lastSeenAt */
                     "text/csv": string;
+                };
+            };
+            /** @description The request failed validation; one line per problem. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing, malformed or expired token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The caller's role lacks certs:view, or the token is a scanner token. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to find in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The database is unreachable; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getLifetimes: {
+        parameters: {
+            query?: {
+                /** @description subscribed: the caller's tag subscriptions (none: everything); all: every endpoint. */
+                scope?: "subscribed" | "all";
+                /** @description How many of the most common lifetimes to answer. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifetimesResponseDto"];
                 };
             };
             /** @description The request failed validation; one line per problem. */

@@ -1,24 +1,13 @@
 import { CHANNEL_KINDS } from '@certkeeper/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInteger } from '../../common/validation/decorators';
 import { ActiveCertificateDto } from '../certificates/certificates.dto';
 import { ENDPOINT_TYPES, type EndpointType } from '../endpoints/endpoint.entity';
 import { FindingDto } from '../endpoints/endpoints.dto';
+import { CallerScopeQueryDto } from '../users/caller-scope';
 
-export const DASHBOARD_SCOPES = ['subscribed', 'all'] as const;
-export type DashboardScope = (typeof DASHBOARD_SCOPES)[number];
-
-export class DashboardQueryDto {
-  @ApiPropertyOptional({
-    enum: DASHBOARD_SCOPES,
-    default: 'subscribed',
-    description: "subscribed: the caller's tag subscriptions (none: everything); all: every endpoint.",
-  })
-  @IsOptional()
-  @IsIn(DASHBOARD_SCOPES, { message: 'scope must be subscribed or all' })
-  scope: DashboardScope = 'subscribed';
-
+export class DashboardQueryDto extends CallerScopeQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Rows per panel.' })
   @IsOptional()
   @ToInteger()

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { expiringWithinBefore } from '@certkeeper/domain';
 import { FindingsService } from '../findings/findings.service';
 import { Clock } from '../../common/clock';
@@ -7,8 +7,8 @@ import { AlertsService } from '../alerts/alerts.service';
 import { RenewalInfoRepository } from '../renewal-info/renewal-info.repository';
 import { ScannersService } from '../scanners/scanners.service';
 import { SettingsService } from '../settings/settings.service';
-import { UsersRepository } from '../users/users.repository';
-import type { DashboardResponseDto, DashboardScope } from './dashboard.dto';
+import { type CallerScope, CallerScopes } from '../users/caller-scope';
+import type { DashboardResponseDto } from './dashboard.dto';
 import { type AlertingState, toDashboard } from './dashboard.mapper';
 import { DashboardRepository } from './dashboard.repository';
 
@@ -16,7 +16,7 @@ const HOUR_MS = 60 * 60 * 1000;
 
 export interface DashboardRequest {
   userId: string;
-  scope: DashboardScope;
+  scope: CallerScope;
   limit: number;
   staleHours: number;
 }
@@ -25,7 +25,7 @@ export interface DashboardRequest {
 export class DashboardService {
   constructor(
     private readonly dashboard: DashboardRepository,
-    private readonly users: UsersRepository,
+    private readonly scopes: CallerScopes,
     private readonly settings: SettingsService,
     private readonly alerts: AlertsService,
     private readonly scanners: ScannersService,
@@ -38,7 +38,10 @@ export class DashboardService {
   /** The caller's dashboard (docs/api-contract.md section 11): counts and three panels over one scope. */
   async forUser(request: DashboardRequest): Promise<DashboardResponseDto> {
     const now = this.clock.now();
-    const [subscriptions, thresholds] = await Promise.all([this.subscriptions(request), this.settings.alertThresholds()]);
+    const [subscriptions, thresholds] = await Promise.all([
+      this.scopes.subscriptions(request.userId, request.scope),
+      this.settings.alertThresholds(),
+    ]);
     // The alert buckets' and GET /certificates/expiring's rule: daysRemaining <= d.
     const horizons = thresholds.map((days) => expiringWithinBefore(days, now));
     const expiringBefore = expiringWithinBefore(Math.max(...thresholds), now);
@@ -76,14 +79,5 @@ export class DashboardService {
       this.channels.failingChannels(),
     ]);
     return { mailEnabled: smtp !== null, lastRun, scanners, failingChannels };
-  }
-
-  /** scope=all: no restriction (the empty list); otherwise the caller's subscribed tags. */
-  private async subscriptions(request: DashboardRequest): Promise<string[]> {
-    if (request.scope === 'all') return [];
-    const user = await this.users.findById(request.userId);
-    // The guard has just loaded this user; only a concurrent delete gets here.
-    if (!user) throw new NotFoundException('User not found.');
-    return user.tagSubscriptions;
   }
 }
