@@ -11,10 +11,10 @@ const VIEWPORTS = [
 ];
 
 /*
- * Short-lived certificates in headless Chromium against the real API, at 1280×800 and 390×844:
- * the thresholds screen's lifetime-aware switch with the alert days it gives certificates of a
- * few lifetimes, the ACME CAs screen, and a certificate whose CA's renewal window has ended, on
- * its own screen and on the dashboard (docs/api-contract.md section 15).
+ * Renewal information in headless Chromium against the real API, at 1280×800 and 390×844: the
+ * ACME CAs screen, and a certificate whose CA's renewal window has ended, on its own screen and on
+ * the dashboard (docs/api-contract.md section 15). The thresholds screen's lifetime-aware policy
+ * has web-ui-lifetimes.spec.ts.
  */
 describeWithChromium('short-lived certificates in a browser', () => {
   const session = browserSession();
@@ -26,40 +26,13 @@ describeWithChromium('short-lived certificates in a browser', () => {
   afterAll(() => acme.close());
 
   for (const viewport of VIEWPORTS) {
-    it(`shows and changes the alert policy and the ACME CAs, and an ended renewal window (${viewport.name})`, async () => {
+    it(`shows and changes the ACME CAs, and an ended renewal window (${viewport.name})`, async () => {
       const { app: t, page } = session;
       const admin = await login(t);
-      await t.http
-        .put('/api/v1/settings/alert-policy')
-        .set(bearer(admin))
-        .send({ lifetimeAware: false, lifetimeFraction: 0.33 })
-        .expect(200);
       await page.setViewportSize({ width: viewport.width, height: viewport.height });
       await page.goto('/login');
       await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
       await page.waitForURL((url) => url.pathname !== '/login');
-
-      // Thresholds: off, every certificate gets every threshold; on, the examples follow the fraction as it is typed.
-      await page.goto('/settings');
-      const policy = page.getByRole('form', { name: 'Short-lived certificates' });
-      const examples = policy.getByRole('list', { name: 'What this means for certificates of these lifetimes' });
-      await examples.getByText('6-day certificates: alerts at 30, 14, 7 and 1 days').waitFor();
-      await policy.getByLabel("Fit thresholds to each certificate's lifetime").check();
-      await examples.getByText('6-day certificates: alerts at 2 and 1 days').waitFor();
-      await examples.getByText('47-day certificates: alerts at 16, 14, 7 and 1 days').waitFor();
-      await examples.getByText('398-day certificates: alerts at 30, 14, 7 and 1 days').waitFor();
-      await policy.getByLabel('Largest threshold, as a percentage of the lifetime (5 to 90)').fill('95');
-      await policy.getByRole('button', { name: 'Save policy' }).click();
-      await policy.getByRole('alert').getByText('Enter a percentage from 5 to 90.').waitFor();
-      await policy.getByLabel('Largest threshold, as a percentage of the lifetime (5 to 90)').fill('50');
-      await examples.getByText('6-day certificates: alerts at 3 and 1 days').waitFor();
-      await policy.getByRole('button', { name: 'Save policy' }).click();
-      await policy.getByRole('status').getByText('Saved.').waitFor();
-      expect((await t.http.get('/api/v1/settings/alert-policy').set(bearer(admin)).expect(200)).body).toMatchObject({
-        lifetimeAware: true,
-        lifetimeFraction: 0.5,
-      });
-      expect(await seriousViolations(page)).toEqual([]);
 
       // ACME CAs: the defaults, replaced by the local CA; a bad URL is refused with the API's sentence.
       await page.goto('/settings/acme-cas');

@@ -4,9 +4,11 @@ import { api, type Schemas } from '../../api/client';
 import { useAction } from '../../ui/use-action';
 
 type AlertPolicy = Schemas['AlertPolicyDto'];
+/** The most common lifetimes of the certificates in use (GET /certificates/lifetimes), most certificates first. */
+export type LifetimesInUse = Schemas['LifetimeBucketDto'][];
 
-// Lifetimes an operator meets: ACME's 6-day certificates, the 47 days public TLS reaches in 2029,
-// today's 90-day ACME certificates and the 398-day maximum before 2026.
+// Shown while no certificate is in use: ACME's 6-day certificates, the 47 days public TLS reaches
+// in 2029, today's 90-day ACME certificates and the 398-day maximum before 2026.
 const EXAMPLE_LIFETIMES = [6, 47, 90, 398];
 
 /** "alerts at 2 and 1 days", as the alert job would apply the thresholds to a certificate of that lifetime. */
@@ -20,27 +22,58 @@ export function alertDaysText(
   return `alerts at ${listed} ${days.length === 1 && days[0] === 1 ? 'day' : 'days'}`;
 }
 
-/** Which certificates the lifetime-aware policy changes, for the thresholds in force. */
+/**
+ * When alerts fire under the policy being edited, for the lifetimes the inventory holds, or for a
+ * few common ones while it holds none. A lifetime in use is whole days (rounded), so a certificate
+ * at the edge of a day may have its alerts a day from what is shown.
+ */
 function LifetimeExamples({
   thresholds,
   policy,
+  inUse,
 }: {
   thresholds: readonly number[];
   policy: Pick<AlertPolicy, 'lifetimeAware' | 'lifetimeFraction'>;
+  inUse: LifetimesInUse;
 }) {
+  if (inUse.length === 0) {
+    return (
+      <>
+        <p className="muted small">No certificate is in use yet; for certificates of a few common lifetimes:</p>
+        <ul className="lifetime-examples" aria-label="What this means for certificates of these lifetimes">
+          {EXAMPLE_LIFETIMES.map((lifetime) => (
+            <li key={lifetime}>
+              {lifetime}-day certificates: {alertDaysText(thresholds, lifetime, policy)}
+            </li>
+          ))}
+        </ul>
+      </>
+    );
+  }
   return (
-    <ul className="lifetime-examples" aria-label="What this means for certificates of these lifetimes">
-      {EXAMPLE_LIFETIMES.map((lifetime) => (
-        <li key={lifetime}>
-          {lifetime}-day certificates: {alertDaysText(thresholds, lifetime, policy)}
-        </li>
-      ))}
-    </ul>
+    <>
+      <p className="muted small">For the lifetimes of the certificates in use, most common first:</p>
+      <ul className="lifetime-examples" aria-label="What this means for the certificates in use">
+        {inUse.map(({ days, certificates }) => (
+          <li key={days}>
+            {days}-day certificates ({certificates} in use): {alertDaysText(thresholds, days, policy)}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
 /** Read-only: the policy as stored, with the examples. */
-export function LifetimePolicyView({ thresholds, policy }: { thresholds: readonly number[]; policy: AlertPolicy }) {
+export function LifetimePolicyView({
+  thresholds,
+  policy,
+  inUse,
+}: {
+  thresholds: readonly number[];
+  policy: AlertPolicy;
+  inUse: LifetimesInUse;
+}) {
   return (
     <section className="card" aria-labelledby="lifetime-heading">
       <h2 id="lifetime-heading">Short-lived certificates</h2>
@@ -49,22 +82,24 @@ export function LifetimePolicyView({ thresholds, policy }: { thresholds: readonl
           ? `Thresholds fit each certificate's lifetime: none is larger than ${Math.round(policy.lifetimeFraction * 100)} % of it.`
           : 'Every certificate gets every threshold, whatever its lifetime.'}
       </p>
-      <LifetimeExamples thresholds={thresholds} policy={policy} />
+      <LifetimeExamples thresholds={thresholds} policy={policy} inUse={inUse} />
     </section>
   );
 }
 
 /**
  * The lifetime-aware switch and fraction (docs/api-contract.md section 15), with what they would
- * mean for certificates of a few lifetimes as they are edited, before saving.
+ * mean for the certificates in use as they are edited, before saving.
  */
 export function LifetimePolicyForm({
   thresholds,
   saved,
+  inUse,
   onSaved,
 }: {
   thresholds: readonly number[];
   saved: AlertPolicy;
+  inUse: LifetimesInUse;
   onSaved: (policy: AlertPolicy) => void;
 }) {
   const [lifetimeAware, setLifetimeAware] = useState(saved.lifetimeAware);
@@ -128,7 +163,7 @@ export function LifetimePolicyForm({
           {problem}
         </p>
       )}
-      <LifetimeExamples thresholds={thresholds} policy={preview} />
+      <LifetimeExamples thresholds={thresholds} policy={preview} inUse={inUse} />
       <div className="actions">
         <button type="submit" className="primary" disabled={save.busy}>
           Save policy

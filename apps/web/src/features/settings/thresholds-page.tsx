@@ -15,6 +15,11 @@ export function ThresholdsPage() {
   const { can } = useAuth();
   const thresholds = useApiQuery('alert-thresholds', () => api.GET('/api/v1/settings/alert-thresholds'));
   const policy = useApiQuery('alert-policy', () => api.GET('/api/v1/settings/alert-policy'));
+  // The policy applies to every certificate, so its examples are the whole inventory's lifetimes, whatever the caller subscribes to.
+  const lifetimes = useApiQuery('certificate-lifetimes', () =>
+    api.GET('/api/v1/certificates/lifetimes', { params: { query: { scope: 'all' } } }),
+  );
+  const inUse = lifetimes.data?.lifetimes ?? [];
   return (
     <>
       <h1>Alert thresholds</h1>
@@ -34,12 +39,14 @@ export function ThresholdsPage() {
           </>
         ))}
       <LoadError message={policy.error} />
+      <LoadError message={lifetimes.error} />
       {thresholds.data &&
         policy.data &&
+        !lifetimes.loading &&
         (can('settings:edit') ? (
-          <LifetimePolicyForm thresholds={thresholds.data} saved={policy.data} onSaved={() => policy.reload()} />
+          <LifetimePolicyForm thresholds={thresholds.data} saved={policy.data} inUse={inUse} onSaved={() => policy.reload()} />
         ) : (
-          <LifetimePolicyView thresholds={thresholds.data} policy={policy.data} />
+          <LifetimePolicyView thresholds={thresholds.data} policy={policy.data} inUse={inUse} />
         ))}
     </>
   );
