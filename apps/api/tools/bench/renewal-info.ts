@@ -3,6 +3,7 @@ import { recordFigure, startAcmeServer, windowBody } from '@certkeeper/net/testi
 import { Client } from 'pg';
 import type { ActorContext } from '../../src/modules/audit/audit.service';
 import { AlertsService } from '../../src/modules/alerts/alerts.service';
+import { LifetimesRepository } from '../../src/modules/certificates/lifetimes.repository';
 import { MaintenanceService } from '../../src/modules/maintenance/maintenance.service';
 import { SettingsService } from '../../src/modules/settings/settings.service';
 import { seedAlertFleet } from './alerts-seed';
@@ -13,8 +14,9 @@ import { printFigure, runBenchmark, withInProcessApp } from './in-process';
  * certificates from many issuers against a local ACME server (renewal information with a 6-hour
  * Retry-After): requests per certificate within one Retry-After window, and a run with nothing
  * due. Then the alert job's decision time with lifetime-aware thresholds on against off, over
- * bench:alerts' fleet. `--small` runs a fiftieth of it (2,000 certificates, 50 users × 5,000
- * certificates), for a quick check on a busy machine.
+ * bench:alerts' fleet, and the thresholds screen's read of the lifetimes in use. `--small` runs a
+ * fiftieth of it (2,000 certificates, 50 users × 5,000 certificates), for a quick check on a busy
+ * machine.
  */
 
 const SMALL = process.argv.includes('--small');
@@ -76,12 +78,17 @@ async function renewalInfo(app: NestExpressApplication, databaseUrl: string): Pr
     const first = await run();
     const nothingDue: number[] = [];
     for (let n = 0; n < RUNS; n += 1) nothingDue.push(await run());
-    const perCertificate = ca.requests.length / CERTIFICATES;
+    // The most any one certificate was asked, not the mean: one asked twice and another never would average 1.
+    const askedPerCertId = new Map<string, number>();
+    for (const request of ca.requests) askedPerCertId.set(request.certId, (askedPerCertId.get(request.certId) ?? 0) + 1);
+    const perCertificate = [...askedPerCertId.values()].reduce((most, asked) => Math.max(most, asked), 0);
+    if (askedPerCertId.size !== CERTIFICATES) throw new Error(`${askedPerCertId.size} of ${CERTIFICATES} certificates asked`);
     process.stdout.write(`\nCertkeeper renewal information benchmark (${CERTIFICATES} current certificates from ${ISSUERS} issuers)\n`);
     printFigure('refresh-renewal-info, every certificate due', [first], '');
     printFigure('refresh-renewal-info, nothing due', nothingDue, '<= 5 s');
     process.stdout.write(
-      `  ${'requests per certificate within one Retry-After window'.padEnd(60)} ${perCertificate.toFixed(3)}   target <= 1\n`,
+      `  ${'requests per certificate per Retry-After window, most'.padEnd(60)} ${perCertificate}   target <= 1` +
+        ` (${ca.requests.length} requests, every certificate asked)\n`,
     );
     const sortedNothingDue = [...nothingDue].sort((a, b) => a - b)[1];
     recordFigure({
@@ -92,31 +99,47 @@ async function renewalInfo(app: NestExpressApplication, databaseUrl: string): Pr
     });
     recordFigure({
       row: `Renewal-information requests per certificate per Retry-After window, ${CERTIFICATES} certificates`,
-      measured: perCertificate.toFixed(3),
+      measured: String(perCertificate),
       target: '<= 1',
       met: perCertificate <= 1,
     });
+    await lifetimesInUse(app);
   } finally {
     await ca.close();
   }
+}
+
+/** The thresholds screen's read of the lifetimes in use (GET /certificates/lifetimes, scope=all) over the same certificates; no target. */
+async function lifetimesInUse(app: NestExpressApplication): Promise<void> {
+  const lifetimes = app.get(LifetimesRepository);
+  const times: number[] = [];
+  for (let n = 0; n < RUNS; n += 1) {
+    const started = performance.now();
+    await lifetimes.countByLifetime(new Date(), []);
+    times.push(performance.now() - started);
+  }
+  printFigure('lifetimes in use (the thresholds screen), every certificate', times, '', 'ms');
 }
 
 async function lifetimeAwareAlerts(app: NestExpressApplication, databaseUrl: string): Promise<void> {
   await seedAlertFleet(databaseUrl, ALERT_FLEET);
   const alerts = app.get(AlertsService);
   const settings = app.get(SettingsService);
-  const decide = async () => {
-    const times: number[] = [];
-    for (let n = 0; n < RUNS; n += 1) {
-      const started = performance.now();
-      await alerts.countDueAlerts();
-      times.push(performance.now() - started);
-    }
-    return times;
+  const decide = async (lifetimeAware: boolean) => {
+    await settings.replaceAlertPolicy({ lifetimeAware }, BENCH_ACTOR);
+    const started = performance.now();
+    await alerts.countDueAlerts();
+    return performance.now() - started;
   };
-  const off = await decide();
-  await settings.replaceAlertPolicy({ lifetimeAware: true }, BENCH_ACTOR);
-  const on = await decide();
+  // A first decision warms the process and the database's cache, then off and on take turns, so
+  // that neither carries the warm-up or a stretch of load from the machine's other work alone.
+  await decide(false);
+  const off: number[] = [];
+  const on: number[] = [];
+  for (let n = 0; n < RUNS; n += 1) {
+    off.push(await decide(false));
+    on.push(await decide(true));
+  }
   const median = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
   const ratio = median(on) / median(off);
   process.stdout.write(
