@@ -1,6 +1,6 @@
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { DAY, HOUR } from './support/fake-clock';
-import { bearer, createTestApp, createUser, login, manualEndpointWith, type TestApp } from './support/test-app';
+import { bearer, createSignedInTestApp, createUser, manualEndpointWith, type TestApp } from './support/test-app';
 
 interface Lifetimes {
   certificates: number;
@@ -15,10 +15,7 @@ interface Lifetimes {
 describe('GET /certificates/lifetimes', () => {
   let t: TestApp;
   let admin: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await login(t);
-  });
+  beforeAll(async () => ({ t, admin } = await createSignedInTestApp()));
   afterAll(() => t.close());
 
   const lifetimes = async (token: string, query: Record<string, string> = {}): Promise<Lifetimes> =>
