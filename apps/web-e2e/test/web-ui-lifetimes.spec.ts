@@ -2,12 +2,7 @@ import { mintCertificate } from '@certkeeper/domain/testing';
 import type { Locator, Page } from 'playwright-core';
 import { DAY, HOUR } from '../../api/test/support/fake-clock';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createUser, login, manualEndpointWith, type TestApp } from '../../api/test/support/test-app';
-import { browserSession, describeWithChromium, seriousViolations, signIn } from './support/web-browser';
-
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
+import { browserSession, describeWithChromium, seriousViolations, signIn, SIZES } from './support/web-browser';
 
 const IN_USE = 'What this means for the certificates in use';
 const EXAMPLES = 'What this means for certificates of these lifetimes';
@@ -46,14 +41,14 @@ describeWithChromium('the lifetimes in use on the thresholds screen', () => {
 
   const items = (list: Locator) => list.getByRole('listitem').allTextContents();
 
-  for (const viewport of VIEWPORTS) {
-    it(`works the policy through the lifetimes in use as it is edited, or a few common ones with none (${viewport.name})`, async () => {
+  for (const { name, viewport } of SIZES) {
+    it(`works the policy through the lifetimes in use as it is edited, or a few common ones with none (${name})`, async () => {
       await t.http
         .put('/api/v1/settings/alert-policy')
         .set(bearer(admin))
         .send({ lifetimeAware: false, lifetimeFraction: 0.33 })
         .expect(200);
-      await page.setViewportSize({ width: viewport.width, height: viewport.height });
+      await page.setViewportSize(viewport);
       await page.goto('/login');
       await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
       await page.waitForURL((url) => url.pathname !== '/login');
@@ -73,9 +68,9 @@ describeWithChromium('the lifetimes in use on the thresholds screen', () => {
 
       // In use: 90-day (a second short, as ACME issues them), 160-hour (6.67 days: 7) and 47-day certificates.
       const endpoints = [
-        ...(await inUse(`ninety-${viewport.name}`, 90 * 24 - 1 / 3600, 3)),
-        ...(await inUse(`short-${viewport.name}`, 160, 2)),
-        ...(await inUse(`month-${viewport.name}`, 47 * 24, 1)),
+        ...(await inUse(`ninety-${name}`, 90 * 24 - 1 / 3600, 3)),
+        ...(await inUse(`short-${name}`, 160, 2)),
+        ...(await inUse(`month-${name}`, 47 * 24, 1)),
       ];
       await page.reload();
       const lifetimes = policy.getByRole('list', { name: IN_USE });
