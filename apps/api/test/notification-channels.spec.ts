@@ -3,6 +3,7 @@ import type { MintedCertificate } from '@certkeeper/domain/testing';
 import { parseOutboundDeny } from '@certkeeper/net';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
+import { eventually } from './support/eventually';
 import { DAY, HOUR } from './support/fake-clock';
 import { type ChannelWorld, channelWorld } from './support/channel-world';
 import { bearer, createUser, login } from './support/test-app';
@@ -304,6 +305,46 @@ describe('delivering to notification channels', () => {
       });
       expect(await w.run()).toMatchObject({ alertsSent: 1, failed: 0 });
       expect(receiver.requests).toHaveLength(2);
+    } finally {
+      await w.close();
+    }
+  }, 60_000);
+
+  it('keeps delivering to the other channels while one stalls, and asks the stalled one nothing more that run', async () => {
+    const w = await channelWorld();
+    try {
+      const stalling = await w.receiver(() => 'stall');
+      const fast = await w.receiver();
+      const slow = await w.createChannel({ name: 'stalling', kind: 'teams', url: `${stalling.url}/workflows/abc` });
+      await w.createChannel({ name: 'fast', kind: 'slack', url: `${fast.url}/services/T/B/x` });
+      // The stalling channel sorts first, so a job that delivered one at a time would serve it first.
+      await w.t.app
+        .get(DataSource)
+        .query(`UPDATE notification_channels SET id = '00000000-0000-4000-8000-000000000000' WHERE id = $1`, [slow.id]);
+      for (let n = 0; n < 5; n += 1) await w.onEndpoint(`web-${n}`, await w.expiringIn(20, `stall-${n}.example.com`));
+
+      const started = Date.now();
+      const run = w.run();
+      await eventually(
+        () => fast.requests.length,
+        (count) => count === 5,
+        9_000,
+      );
+      // Every delivery to the fast channel arrived before the stalling channel's first deadline passed.
+      expect(fast.requests).toHaveLength(5);
+      expect(Date.now() - started).toBeLessThan(10_000);
+
+      expect(await run).toEqual({ alertsSent: 5, alreadySent: 0, failed: 5, failures: [{ reason: 'timeout', replyCode: null, count: 5 }] });
+      // One deadline for the requests under way; the rest waited for the next run instead of a deadline each.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(stalling.requests).toHaveLength(3);
+      expect(w.t.logs).toContainEqual(
+        expect.objectContaining({ level: 'warn', channel_id: '00000000-0000-4000-8000-000000000000', reason: 'timeout', count: 2 }),
+      );
+
+      stalling.answer(() => ({ status: 200 }));
+      expect(await w.run()).toEqual({ alertsSent: 5, alreadySent: 5, failed: 0, failures: [] });
+      expect(stalling.requests).toHaveLength(8);
     } finally {
       await w.close();
     }

@@ -34,11 +34,16 @@ export interface ApiProcess {
   output: () => string;
 }
 
-/** Starts the built API as its own process with the given environment, and waits until healthy. */
+/**
+ * Starts the built API as its own process with the given environment, and waits until healthy.
+ * BENCH_API_NODE_ARGS adds node options to it, such as `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+ * see what a benchmark's API spends its time on (NODE_OPTIONS refuses --cpu-prof).
+ */
 export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/apps/api/src/main.js')], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
