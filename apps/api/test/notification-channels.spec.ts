@@ -437,6 +437,42 @@ describe('delivering to notification channels', () => {
     }
   });
 
+  it('previews a chat template as its channel shows it, built as its sender builds the message', async () => {
+    const w = await channelWorld();
+    try {
+      const preview = async (eventType: string, channel: string) =>
+        (
+          await w.t.http
+            .post(`/api/v1/notification-templates/${eventType}/${channel}/preview`)
+            .set(bearer(w.admin))
+            .send({ subject: '<{{ .CommonName }}> & co', body: 'Renew {{ .CommonName }} now.' })
+            .expect(200)
+        ).body as { subject: string; text: string; chat: unknown };
+      expect((await preview('cert_expiring', 'email')).chat).toBeNull();
+      // Slack: the mrkdwn text the sender posts, values escaped.
+      expect((await preview('cert_expiring', 'slack')).chat).toEqual({
+        title: '*&lt;www.example.com&gt; &amp; co*\n\nRenew www.example.com now.',
+        blocks: [],
+        priority: null,
+        tags: [],
+        severity: null,
+      });
+      expect((await preview('cert_expiring', 'teams')).chat).toMatchObject({
+        title: '<www.example.com> & co',
+        blocks: ['Renew www.example.com now.'],
+      });
+      expect((await preview('cert_expired', 'ntfy')).chat).toMatchObject({
+        title: '<www.example.com> & co',
+        blocks: ['Renew www.example.com now.'],
+        priority: 5,
+        tags: ['rotating_light', 'cert_expired'],
+      });
+      expect((await preview('cert_expiring', 'pagerduty')).chat).toMatchObject({ title: '<www.example.com> & co', severity: 'warning' });
+    } finally {
+      await w.close();
+    }
+  });
+
   it('triggers PagerDuty once per certificate event, and resolves once when the certificate is no longer current in scope', async () => {
     const w = await channelWorld();
     try {

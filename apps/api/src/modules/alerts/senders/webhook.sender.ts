@@ -16,7 +16,7 @@ import { WebhookFactsRepository } from './webhook-facts.repository';
  * the same one and a receiver can drop a repeat.
  */
 @Injectable()
-export class WebhookSender extends ChannelSender {
+export class WebhookSender extends ChannelSender<void> {
   readonly channel = 'webhook';
   readonly deliveryNoun = 'Webhook';
 
@@ -28,6 +28,9 @@ export class WebhookSender extends ChannelSender {
   ) {
     super(channels, poster);
   }
+
+  // A webhook's body is the event's data, never a template: nothing to read beforehand.
+  protected async openRun(): Promise<void> {}
 
   protected async message(notification: Notification, channel: OpenChannel): Promise<ChannelMessage> {
     const { certificate } = notification;
