@@ -102,7 +102,7 @@ describe('notification channels as resources', () => {
     const { id } = await w.createChannel({ name: 'pd-move', kind: 'pagerduty', secret: 'routing-key-1' });
     const path = `/api/v1/notification-channels/${id}`;
     const moved = await w.t.http.patch(path).set(bearer(w.admin)).send({ url: 'https://evil.example/collect' }).expect(400);
-    expect(moved.text).toContain('Changing url needs the secret again');
+    expect(moved.text).toContain('secret must be sent again when url changes');
     await w.t.http
       .put(path)
       .set(bearer(w.admin))
