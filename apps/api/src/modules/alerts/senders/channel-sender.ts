@@ -6,6 +6,8 @@ import type { DeliveryOutcome, Notification, NotificationSender, SenderSession }
 
 const TEST_SUBJECT: AttemptSubject = { eventType: 'test', fingerprint: null, threshold: null, onSuccess: 'delivered' };
 const DIGEST_SUBJECT: AttemptSubject = { eventType: 'digest', fingerprint: null, threshold: null, onSuccess: 'delivered' };
+// The alert job claims each delivery and commits its log row with the claim.
+const IN_CLAIM = { inClaim: true };
 
 /**
  * A notification channel kind's sender (docs/api-contract.md section 17): a run's session serves
@@ -53,12 +55,12 @@ export abstract class ChannelSender<Run = unknown> implements NotificationSender
     return {
       send: (notification, { signal }) =>
         withChannel(notification, async (channel) =>
-          this.poster.post(channel, await this.message(notification, channel, run), subjectOf(notification), signal),
+          this.poster.post(channel, await this.message(notification, channel, run), subjectOf(notification), signal, IN_CLAIM),
         ),
       ...(digestMessage && {
         sendDigest: (notifications: Notification[], { signal }: { signal: AbortSignal }) =>
           withChannel(notifications[0], async (channel) =>
-            this.poster.post(channel, digestMessage(notifications, channel, run), DIGEST_SUBJECT, signal),
+            this.poster.post(channel, digestMessage(notifications, channel, run), DIGEST_SUBJECT, signal, IN_CLAIM),
           ),
       }),
       ...(finishRun && { finish: ({ signal }: { signal: AbortSignal }) => finishRun(open, signal) }),

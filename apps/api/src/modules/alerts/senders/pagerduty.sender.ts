@@ -63,6 +63,7 @@ export class PagerDutySender extends ChannelSender<Renderer> {
             event(channel, 'resolve', fingerprint),
             { eventType: 'resolve', fingerprint, threshold: null, onSuccess: 'resolved' },
             signal,
+            { inClaim: true },
           ),
         );
         if (result.outcome === 'sent') this.metrics.recordResolved(this.channel);
