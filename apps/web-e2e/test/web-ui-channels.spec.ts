@@ -11,6 +11,20 @@ async function openFromMenu(page: Page, link: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
 }
 
+/** Signs the administrator in and opens Settings, Channels. */
+async function openChannelsAsAdmin(page: Page): Promise<void> {
+  await page.goto('/login');
+  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+  await page
+    .getByRole('button', { name: 'Menu' })
+    .or(page.getByRole('navigation', { name: 'Main' }))
+    .first()
+    .waitFor();
+  await openFromMenu(page, 'Settings');
+  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Channels', exact: true }).click();
+  await page.getByRole('heading', { name: 'Notification channels', level: 1 }).waitFor();
+}
+
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
@@ -41,16 +55,7 @@ describeWithChromium('the Channels screen in a browser', () => {
       await page.setViewportSize({ width: viewport.width, height: viewport.height });
       receiver.answer(() => ({ status: 200 }));
       receiver.requests.length = 0;
-      await page.goto('/login');
-      await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
-      await page
-        .getByRole('button', { name: 'Menu' })
-        .or(page.getByRole('navigation', { name: 'Main' }))
-        .first()
-        .waitFor();
-      await openFromMenu(page, 'Settings');
-      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Channels', exact: true }).click();
-      await page.getByRole('heading', { name: 'Notification channels', level: 1 }).waitFor();
+      await openChannelsAsAdmin(page);
 
       // The kind decides the fields: a Slack channel has no secret, PagerDuty asks for its routing key.
       const form = page.getByRole('form', { name: 'Add a channel' });
@@ -124,15 +129,7 @@ describeWithChromium('the Channels screen in a browser', () => {
         .send({ name, kind: 'pagerduty', url: `${receiver.url}/pd/${viewport.name}`, secret: 'routing-key-1' })
         .expect(201);
       const path = `/api/v1/notification-channels/${(created.body as { id: string }).id}`;
-      await page.goto('/login');
-      await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
-      await page
-        .getByRole('button', { name: 'Menu' })
-        .or(page.getByRole('navigation', { name: 'Main' }))
-        .first()
-        .waitFor();
-      await openFromMenu(page, 'Settings');
-      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Channels', exact: true }).click();
+      await openChannelsAsAdmin(page);
 
       await page
         .getByRole('row', { name: new RegExp(name) })
