@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { Schemas } from '../../api/client';
 import { type MrkdwnPart, parseMrkdwn } from './slack-mrkdwn';
 
@@ -35,47 +36,48 @@ export function ChatPreview({ id, channel, chat }: { id: string; channel: ChatCh
         </div>
       )}
       {channel === 'ntfy' && (
-        <div className="chat-message">
-          <dl className="facts">
-            <div>
-              <dt>Title</dt>
-              <dd>
+        <FactsAndBody
+          facts={[
+            [
+              'Title',
+              <>
                 {chat.tags.length > 0 && NTFY_EMOJI[chat.tags[0]] && <span aria-hidden="true">{NTFY_EMOJI[chat.tags[0]]} </span>}
                 <strong>{chat.title}</strong>
-              </dd>
-            </div>
-            <div>
-              <dt>Priority</dt>
-              <dd>
-                {chat.priority} ({NTFY_PRIORITIES[chat.priority ?? 3]})
-              </dd>
-            </div>
-            <div>
-              <dt>Tags</dt>
-              <dd>{chat.tags.map((tag) => (NTFY_EMOJI[tag] ? `${NTFY_EMOJI[tag]} ${tag}` : tag)).join(', ')}</dd>
-            </div>
-          </dl>
-          <p className="chat-text">{chat.blocks.join('\n\n')}</p>
-        </div>
+              </>,
+            ],
+            ['Priority', `${chat.priority} (${NTFY_PRIORITIES[chat.priority ?? 3]})`],
+            ['Tags', chat.tags.map((tag) => (NTFY_EMOJI[tag] ? `${NTFY_EMOJI[tag]} ${tag}` : tag)).join(', ')],
+          ]}
+          body={chat.blocks}
+        />
       )}
       {channel === 'pagerduty' && (
-        <div className="chat-message">
-          <dl className="facts">
-            <div>
-              <dt>Summary</dt>
-              <dd>
-                <strong>{chat.title}</strong>
-              </dd>
-            </div>
-            <div>
-              <dt>Severity</dt>
-              <dd className={`severity severity-${chat.severity}`}>{chat.severity}</dd>
-            </div>
-          </dl>
-          <p className="chat-text">{chat.blocks.join('\n\n')}</p>
-        </div>
+        <FactsAndBody
+          facts={[
+            ['Summary', <strong>{chat.title}</strong>],
+            ['Severity', <strong>{chat.severity}</strong>],
+          ]}
+          body={chat.blocks}
+        />
       )}
     </section>
+  );
+}
+
+/** A message shown as its named fields (ntfy's headers, PagerDuty's summary and severity) over its text. */
+function FactsAndBody({ facts, body }: { facts: [string, ReactNode][]; body: string[] }) {
+  return (
+    <div className="chat-message">
+      <dl className="facts">
+        {facts.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="chat-text">{body.join('\n\n')}</p>
+    </div>
   );
 }
 
