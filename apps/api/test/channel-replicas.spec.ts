@@ -1,5 +1,7 @@
 import { mintCertificate } from '@certkeeper/domain/testing';
 import { type HttpReceiver, startHttpReceiver } from '@certkeeper/net/testing';
+import { Client } from 'pg';
+import { eventually } from './support/eventually';
 import { DAY } from './support/fake-clock';
 import { replicaPair } from './support/replica-pair';
 import { type RunningService, stopService } from './support/service-process';
@@ -15,8 +17,8 @@ interface Totals {
 /**
  * Notification channels on two API processes sharing one database, as two replicas behind a load
  * balancer (docs/api-contract.md section 17): runs started together on both while the receivers
- * are slow deliver everything once, and a replica killed while a receiver holds its request loses
- * nothing; the one request in flight goes again with the same webhook-id.
+ * are slow deliver everything once, and a replica killed while a receiver holds its requests loses
+ * nothing; the requests in flight go again with the same webhook-id.
  */
 describe('notification channels on two replicas', () => {
   const replicas = replicaPair('channel-replicas', ADMIN);
@@ -88,33 +90,59 @@ describe('notification channels on two replicas', () => {
     await disableChannels();
   }, 120_000);
 
-  it('loses nothing when a replica is killed while a receiver holds its request, and resends that one with the same webhook-id', async () => {
-    let killed = false;
-    const hook: HttpReceiver = await receiver((_request, index) => {
-      // The third request reaches the receiver; its sender dies before the answer.
-      if (index === 2 && !killed) {
-        killed = true;
-        void stopService(replicas.a, 'SIGKILL');
-        return 'stall';
-      }
-      return { status: 200 };
-    });
-    await channel({ name: 'crash-hook', kind: 'webhook', url: `${hook.url}/in`, tags: ['team:crash'] });
+  it('loses nothing when a replica is killed while a receiver holds its requests, and resends those with the same webhook-id', async () => {
+    // The first two are answered; the receiver holds every later one, so the replica dies with them in flight.
+    const hook: HttpReceiver = await receiver((_request, index) => (index < 2 ? { status: 200 } : 'stall'));
+    const id = await channel({ name: 'crash-hook', kind: 'webhook', url: `${hook.url}/in`, tags: ['team:crash'] });
     await expiringCertificates('crash', 6, 'team:crash');
 
-    await call(replicas.a, 'POST', '/alerts/run').catch(() => undefined);
-    expect(killed).toBe(true);
-    expect(hook.requests).toHaveLength(3);
-    const interrupted = hook.requests[2].headers['webhook-id'];
+    const run = call(replicas.a, 'POST', '/alerts/run').catch(() => undefined);
+    expect(
+      await eventually(
+        () => deliveredTo(id),
+        (count) => count === 2,
+        30_000,
+      ),
+    ).toBe(2);
+    expect(
+      await eventually(
+        () => hook.requests.length,
+        (count) => count > 2,
+        30_000,
+      ),
+    ).toBeGreaterThan(2);
+    await stopService(replicas.a, 'SIGKILL');
+    await run;
+    // A request the replica had written before it died may still be on its way in.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const answered = hook.requests.slice(0, 2).map((request) => request.headers['webhook-id']);
+    const interrupted = hook.requests.slice(2).map((request) => request.headers['webhook-id']);
+    hook.answer(() => ({ status: 200 }));
 
     const afterCrash = await runOn(replicas.b);
     expect(afterCrash.status).toBe(200);
-    // The two answered before the crash are not sent again; the interrupted one and the three never tried are.
+    // The two answered before the crash are not sent again; those in flight and those never tried are.
     expect(afterCrash.totals).toEqual({ alertsSent: 4, alreadySent: 2, failed: 0, failures: [] });
     const ids = hook.requests.map((request) => request.headers['webhook-id']);
-    expect(ids).toHaveLength(7);
+    expect(ids).toHaveLength(2 + interrupted.length + 4);
     expect(new Set(ids).size).toBe(6);
-    expect(ids.filter((id) => id === interrupted)).toHaveLength(2);
+    for (const sent of answered) expect(ids.filter((other) => other === sent)).toHaveLength(1);
+    for (const resent of interrupted) expect(ids.filter((other) => other === resent)).toHaveLength(2);
     expect(await runOn(replicas.b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 6, failed: 0, failures: [] } });
   }, 120_000);
+
+  /** The outbox rows of a channel: the deliveries committed as sent. */
+  async function deliveredTo(channelId: string): Promise<number> {
+    const client = new Client({ connectionString: replicas.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM notification_deliveries WHERE channel_id = $1',
+        [channelId],
+      );
+      return rows[0].count;
+    } finally {
+      await client.end();
+    }
+  }
 });

@@ -3,6 +3,7 @@ import type { MintedCertificate } from '@certkeeper/domain/testing';
 import { parseOutboundDeny } from '@certkeeper/net';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
+import { eventually } from './support/eventually';
 import { DAY, HOUR } from './support/fake-clock';
 import { type ChannelWorld, channelWorld } from './support/channel-world';
 import { bearer, createUser, login } from './support/test-app';
@@ -101,7 +102,7 @@ describe('notification channels as resources', () => {
     const { id } = await w.createChannel({ name: 'pd-move', kind: 'pagerduty', secret: 'routing-key-1' });
     const path = `/api/v1/notification-channels/${id}`;
     const moved = await w.t.http.patch(path).set(bearer(w.admin)).send({ url: 'https://evil.example/collect' }).expect(400);
-    expect(moved.text).toContain('Changing url needs the secret again');
+    expect(moved.text).toContain('secret must be sent again when url changes');
     await w.t.http
       .put(path)
       .set(bearer(w.admin))
@@ -309,6 +310,46 @@ describe('delivering to notification channels', () => {
     }
   }, 60_000);
 
+  it('keeps delivering to the other channels while one stalls, and asks the stalled one nothing more that run', async () => {
+    const w = await channelWorld();
+    try {
+      const stalling = await w.receiver(() => 'stall');
+      const fast = await w.receiver();
+      const slow = await w.createChannel({ name: 'stalling', kind: 'teams', url: `${stalling.url}/workflows/abc` });
+      await w.createChannel({ name: 'fast', kind: 'slack', url: `${fast.url}/services/T/B/x` });
+      // The stalling channel sorts first, so a job that delivered one at a time would serve it first.
+      await w.t.app
+        .get(DataSource)
+        .query(`UPDATE notification_channels SET id = '00000000-0000-4000-8000-000000000000' WHERE id = $1`, [slow.id]);
+      for (let n = 0; n < 5; n += 1) await w.onEndpoint(`web-${n}`, await w.expiringIn(20, `stall-${n}.example.com`));
+
+      const started = Date.now();
+      const run = w.run();
+      await eventually(
+        () => fast.requests.length,
+        (count) => count === 5,
+        9_000,
+      );
+      // Every delivery to the fast channel arrived before the stalling channel's first deadline passed.
+      expect(fast.requests).toHaveLength(5);
+      expect(Date.now() - started).toBeLessThan(10_000);
+
+      expect(await run).toEqual({ alertsSent: 5, alreadySent: 0, failed: 5, failures: [{ reason: 'timeout', replyCode: null, count: 5 }] });
+      // One deadline for the requests under way; the rest waited for the next run instead of a deadline each.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(stalling.requests).toHaveLength(3);
+      expect(w.t.logs).toContainEqual(
+        expect.objectContaining({ level: 'warn', channel_id: '00000000-0000-4000-8000-000000000000', reason: 'timeout', count: 2 }),
+      );
+
+      stalling.answer(() => ({ status: 200 }));
+      expect(await w.run()).toEqual({ alertsSent: 5, alreadySent: 5, failed: 0, failures: [] });
+      expect(stalling.requests).toHaveLength(8);
+    } finally {
+      await w.close();
+    }
+  }, 60_000);
+
   it('posts Slack, Teams and ntfy messages from their templates, and routes by tags and events', async () => {
     const w = await channelWorld();
     try {
@@ -391,6 +432,42 @@ describe('delivering to notification channels', () => {
       expect(ntfy.requests[0].headers).toMatchObject({ title: 'api.example.com: 6d', priority: '4', tags: 'warning,cert_expiring' });
       expect(ntfy.requests[0].headers).not.toHaveProperty('authorization');
       expect(ntfy.requests[0].body).toBe('Renew api.example.com on api.');
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('previews a chat template as its channel shows it, built as its sender builds the message', async () => {
+    const w = await channelWorld();
+    try {
+      const preview = async (eventType: string, channel: string) =>
+        (
+          await w.t.http
+            .post(`/api/v1/notification-templates/${eventType}/${channel}/preview`)
+            .set(bearer(w.admin))
+            .send({ subject: '<{{ .CommonName }}> & co', body: 'Renew {{ .CommonName }} now.' })
+            .expect(200)
+        ).body as { subject: string; text: string; chat: unknown };
+      expect((await preview('cert_expiring', 'email')).chat).toBeNull();
+      // Slack: the mrkdwn text the sender posts, values escaped.
+      expect((await preview('cert_expiring', 'slack')).chat).toEqual({
+        title: '*&lt;www.example.com&gt; &amp; co*\n\nRenew www.example.com now.',
+        blocks: [],
+        priority: null,
+        tags: [],
+        severity: null,
+      });
+      expect((await preview('cert_expiring', 'teams')).chat).toMatchObject({
+        title: '<www.example.com> & co',
+        blocks: ['Renew www.example.com now.'],
+      });
+      expect((await preview('cert_expired', 'ntfy')).chat).toMatchObject({
+        title: '<www.example.com> & co',
+        blocks: ['Renew www.example.com now.'],
+        priority: 5,
+        tags: ['rotating_light', 'cert_expired'],
+      });
+      expect((await preview('cert_expiring', 'pagerduty')).chat).toMatchObject({ title: '<www.example.com> & co', severity: 'warning' });
     } finally {
       await w.close();
     }

@@ -328,10 +328,11 @@ describe('settings', () => {
         subject: 'Renew www.example.com in 14 days',
         html: '<p>www.example.com:443, api.example.com:443 & co</p>',
         text: expect.stringContaining('www.example.com:443, api.example.com:443') as unknown,
+        chat: null,
       });
       const text = (await t.http.post(url).set(bearer(admin)).send({ subject: 'x', body: 'Line {{ .NotAfter }}\nnext' }).expect(200))
         .body as Record<string, unknown>;
-      expect(text).toEqual({ subject: 'x', html: null, text: 'Line 2030-01-15 12:00 UTC\nnext' });
+      expect(text).toEqual({ subject: 'x', html: null, text: 'Line 2030-01-15 12:00 UTC\nnext', chat: null });
       // Nothing was saved.
       expect((await t.http.get('/api/v1/notification-templates/cert_expiring/email').set(bearer(admin)).expect(200)).body).toMatchObject({
         isCustom: false,

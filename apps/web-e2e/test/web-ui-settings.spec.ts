@@ -243,6 +243,65 @@ describeWithChromium('the Settings screens in a browser', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it.each([
+    { name: 'desktop', width: 1280, height: 800 },
+    { name: 'phone', width: 390, height: 844 },
+  ])('previews a chat template as Slack, Teams, ntfy and PagerDuty show the message ($name)', async (viewport) => {
+    await page.setViewportSize({ width: viewport.width, height: viewport.height });
+    await page.goto('/login');
+    await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    // A phone folds the main navigation behind its Menu button.
+    const menu = page.getByRole('button', { name: 'Menu' });
+    await menu
+      .or(page.getByRole('navigation', { name: 'Main' }))
+      .first()
+      .waitFor();
+    if (await menu.isVisible()) await menu.click();
+    await openSettings('Templates', 'Notification templates');
+    const previewOf = async (event: string, channel: string, subject: string, body: string) => {
+      const section = page.getByRole('region', { name: new RegExp(`^${event} \\(${channel}\\)`) });
+      await section.getByLabel('Subject').fill(subject);
+      await section.getByLabel('Body').fill(body);
+      await section.getByRole('button', { name: 'Preview' }).click();
+      const shown = section.getByRole('region', { name: /^As .* shows it$/ });
+      await shown.waitFor();
+      return shown;
+    };
+
+    // Slack: its mrkdwn applied, the title bold; a value's markup stays text, a bare address a link.
+    const slack = await previewOf(
+      'Certificate expiring',
+      'slack',
+      '<{{ .CommonName }}> expires',
+      'Renew _now_: https://runbooks.example/renew. In {{ .DaysRemaining }} days.',
+    );
+    expect(await slack.getByRole('heading').textContent()).toBe('As Slack shows it');
+    expect(await slack.locator('strong').textContent()).toBe('<www.example.com> expires');
+    expect(await slack.locator('em').textContent()).toBe('now');
+    expect(await slack.getByRole('link', { name: 'https://runbooks.example/renew' }).getAttribute('href')).toBe(
+      'https://runbooks.example/renew',
+    );
+    expect(await slack.textContent()).not.toContain('&lt;');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Teams: the card's title over its text.
+    const teams = await previewOf('Certificate expiring', 'teams', 'Renew {{ .CommonName }}', '{{ .DaysRemaining }} days left.');
+    expect(await teams.locator('.chat-card-title').textContent()).toBe('Renew www.example.com');
+    expect(await teams.locator('.chat-card .chat-text').textContent()).toBe('14 days left.');
+
+    // ntfy: an expired certificate is priority 5, its urgency tag first as ntfy shows it.
+    const ntfy = await previewOf('Certificate expired', 'ntfy', '{{ .CommonName }} expired', 'Replace it.');
+    const ntfyFacts = await ntfy.locator('dd').allTextContents();
+    expect(ntfyFacts).toEqual(['🚨 www.example.com expired', '5 (urgent)', '🚨 rotating_light, cert_expired']);
+    expect(await ntfy.locator('.chat-text').textContent()).toBe('Replace it.');
+
+    // PagerDuty: the summary and the severity (14 days: a warning).
+    const pagerduty = await previewOf('Certificate expiring', 'pagerduty', 'Renew {{ .CommonName }}', 'Within {{ .DaysRemaining }} days.');
+    expect(await pagerduty.locator('dd').allTextContents()).toEqual(['Renew www.example.com', 'warning']);
+    await pagerduty.scrollIntoViewIfNeeded();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it('lets an admin save OIDC settings with a write-only secret and shows the 422 for an unreachable issuer', async () => {
     await signInAsAdmin();
     await openSettings('Sign-in (OIDC)', 'Sign-in with OpenID Connect');

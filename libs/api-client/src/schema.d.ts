@@ -2015,6 +2015,24 @@ export interface components {
             /** @description The host (and port) of the stored URL; the URL itself is never shown. */
             urlHost: string;
         };
+        ChatPreviewDto: {
+            /** @description slack: empty (the title holds the whole text); teams: the card's other TextBlocks; ntfy: the body; pagerduty: the message among the details. */
+            blocks: string[];
+            /**
+             * Format: int32
+             * @description ntfy's Priority; null for the others.
+             */
+            priority: number | null;
+            /**
+             * @description PagerDuty's severity; null for the others.
+             * @enum {string|null}
+             */
+            severity: "critical" | "error" | "warning" | null;
+            /** @description ntfy's Tags (the first names an emoji); empty for the others. */
+            tags: string[];
+            /** @description slack: the message's mrkdwn text, values escaped; teams: the Adaptive Card's title; ntfy: the Title header; pagerduty: the summary. */
+            title: string;
+        };
         CreateApiKeyDto: {
             /**
              * Format: date-time
@@ -3313,6 +3331,8 @@ export interface components {
             variables: string[];
         };
         TemplatePreviewDto: {
+            /** @description How a chat channel shows the message (slack, teams, ntfy, pagerduty); null for e-mail. */
+            chat: components["schemas"]["ChatPreviewDto"] | null;
             /** @description The HTML part with the values inserted (HTML-escaped); null for a plain-text body, sent as text only. */
             html: string | null;
             /** @description The subject line as sent: one line, values inserted. */

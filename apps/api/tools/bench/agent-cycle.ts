@@ -1,13 +1,12 @@
-import { execSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { connect } from 'node:tls';
 import { Client } from 'pg';
 import { recordFigure } from '@certkeeper/net/testing';
 import { freePort } from '../../src/common/net/free-port';
 import {
   BENCH_ADMIN,
-  cpuMsOf,
   benchApiEnv,
+  clusterCpuSeconds,
+  cpuMsOf,
   login,
   median,
   runAgentOnce,
@@ -55,24 +54,6 @@ async function bareHandshakeRate(port: number, total: number): Promise<{ rate: n
   );
   const cpu = process.cpuUsage(cpuBefore);
   return { rate: total / ((performance.now() - started) / 1000), cpuMsEach: (cpu.user + cpu.system) / 1000 / total };
-}
-
-/**
- * A reader of the CPU seconds of the bench's own PostgreSQL cluster: its postmaster (with the
- * time of children that already exited, which the kernel adds to their parent) and its live
- * backends. Not every `postgres` process on the machine: other clusters would count too.
- */
-async function clusterCpuSeconds(databaseUrl: string): Promise<() => Promise<number>> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  const directory = (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0].data_directory;
-  await client.end();
-  const postmaster = Number((await readFile(`${directory}/postmaster.pid`, 'utf8')).split('\n')[0]);
-  return async () => {
-    const backends = execSync(`pgrep -P ${postmaster} || true`).toString().trim().split('\n').filter(Boolean).map(Number);
-    const live = await Promise.all(backends.map((pid) => cpuMsOf(pid).catch(() => 0)));
-    return ((await cpuMsOf(postmaster, { exitedChildren: true })) + live.reduce((a, b) => a + b, 0)) / 1000;
-  };
 }
 
 /** How many rotations the cycles recorded: every host once, when the rotating cycle did its work. */

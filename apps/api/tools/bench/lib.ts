@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { mintCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { freePort } from '../../src/common/net/free-port';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
@@ -238,4 +239,22 @@ export function runAgentOnce(apiUrl: string, token: string): Promise<{ wallMs: n
       else reject(new Error(`agent exited ${code}:\n${output}`));
     });
   });
+}
+
+/**
+ * A reader of the CPU seconds of the bench's own PostgreSQL cluster: its postmaster (with the
+ * time of children that already exited, which the kernel adds to their parent) and its live
+ * backends. Not every `postgres` process on the machine: other clusters would count too.
+ */
+export async function clusterCpuSeconds(databaseUrl: string): Promise<() => Promise<number>> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const directory = (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0].data_directory;
+  await client.end();
+  const postmaster = Number((await readFile(`${directory}/postmaster.pid`, 'utf8')).split('\n')[0]);
+  return async () => {
+    const backends = execSync(`pgrep -P ${postmaster} || true`).toString().trim().split('\n').filter(Boolean).map(Number);
+    const live = await Promise.all(backends.map((pid) => cpuMsOf(pid).catch(() => 0)));
+    return ((await cpuMsOf(postmaster, { exitedChildren: true })) + live.reduce((a, b) => a + b, 0)) / 1000;
+  };
 }

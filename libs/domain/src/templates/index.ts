@@ -18,3 +18,13 @@ export type { RenderedMessage } from './render-template';
 export { DEFAULT_TEMPLATES, defaultTemplate, renderDefaultAsPlainText } from './default-templates';
 export { htmlToText } from './html-to-text';
 export { escapeHtml } from './escape-html';
+export {
+  NTFY_TAG_OF_URGENCY,
+  PAGERDUTY_SEVERITY_OF_URGENCY,
+  ntfyMessage,
+  pagerDutyPayload,
+  slackText,
+  teamsCard,
+  urgencyOf,
+} from './chat-messages';
+export type { ChatMessage, TeamsCardMessage, TextBlock, Urgency } from './chat-messages';

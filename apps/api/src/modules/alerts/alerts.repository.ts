@@ -163,8 +163,9 @@ export class AlertsRepository {
    * The one exactly-once rule: `claim` inserts the rows inside an open transaction (false when a
    * concurrent run holds them already), then `send`, and commit only once the receiver accepted.
    * A failed send rolls the claim back, retried next run; a concurrent run's insert of the same
-   * key waits for us and then finds it delivered. `afterSent` writes what commits with the claim;
-   * it runs after the send, so that no row it locks is held while the receiver answers.
+   * key waits for us and then finds it delivered. `afterSent` and the outcome's `recordWith` write
+   * what commits with the claim; they run after the send, so that no row they lock is held while
+   * the receiver answers.
    */
   private async claimOnce(
     claim: (runner: QueryRunner) => Promise<boolean>,
@@ -185,6 +186,7 @@ export class AlertsRepository {
         return { outcome: 'failed', failure: sent.failure };
       }
       await afterSent?.(runner);
+      await sent.recordWith?.(runner.manager);
       await runner.commitTransaction();
       return { outcome: 'sent' };
     } catch (cause) {

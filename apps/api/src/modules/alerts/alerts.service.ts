@@ -15,6 +15,7 @@ import { SMTP_FAILURE_REASONS } from '../mail/smtp-failure';
 import { AppMetrics } from '../metrics/app-metrics';
 import { SettingsService } from '../settings/settings.service';
 import { type AlertRun, AlertsRepository, type ClaimResult, type DeliveryKey } from './alerts.repository';
+import { DeliveryLanes, type Lane } from './delivery-lanes';
 import { type CandidateCertificate, type FactLoader, mergeCandidates } from './facts/fact-loader';
 import { FACT_LOADERS } from './facts/fact-loaders';
 import type { Recipient } from './recipient';
@@ -44,6 +45,13 @@ export interface AlertTotals {
 export const ON_DEMAND_MAX_WAIT_MS = 10 * 60 * 1000;
 // Users checked per query on a large first run: about 250,000 pending alerts in memory at most.
 const USERS_PER_BATCH = 50;
+// Deliveries under way at once: each holds a connection for its claim and briefly another for its
+// channel's log, so 6 take at most 12 of the pool's 20 and leave the rest to the API's requests.
+const DELIVERIES_IN_FLIGHT = 6;
+// Of those, to one channel at once: a slow receiver holds at most these, the others keep going.
+const CHANNEL_IN_FLIGHT = 3;
+// Deliveries queued or under way before the job reads more due alerts: memory stays flat however many are due.
+const DELIVERIES_HELD = 10_000;
 
 interface Pending {
   key: DeliveryKey;
@@ -111,6 +119,8 @@ export class AlertsService {
     );
     // Nothing aborts a run today (each SMTP step has its own deadline); senders honour the signal so a run deadline needs no change in them.
     const { signal } = new AbortController();
+    const lanes = new DeliveryLanes(DELIVERIES_IN_FLIGHT, DELIVERIES_HELD);
+    const unanswered = new UnansweredChannels();
     try {
       for await (const batch of this.dueAlerts(recipients)) {
         totals.alreadySent += batch.alreadySent;
@@ -119,22 +129,30 @@ export class AlertsService {
             digests.get(alert.recipient.key)?.push(alert);
             continue;
           }
-          const { sender, session } = sessions.get(alert.recipient.channel)!;
-          const notification = this.notificationOf(alert);
-          const result = await this.alerts.claimAndSend(alert.key, alert.recipient, this.clock.now(), () =>
-            session.send(notification, { signal }),
+          await lanes.add(laneOf(alert.recipient), () =>
+            this.deliver(alert, sessions.get(alert.recipient.channel)!, { signal, totals, unanswered }),
           );
-          this.metrics.recordAlertOutcome(sender.channel, result.outcome);
-          totals.add(result, 1, () => this.reportFailure(sender, alert.recipient, alert.key, result));
         }
       }
       for (const [key, gathered] of digests) {
         const recipient = recipients.find((r) => r.key === key)!;
-        if (gathered.length === 0) await this.alerts.skipDigest(recipient.channelId!, this.clock.now());
-        else await this.sendDigest(recipient, gathered, sessions.get(recipient.channel)!, signal, totals);
+        await lanes.add(laneOf(recipient), () =>
+          gathered.length === 0
+            ? this.alerts.skipDigest(recipient.channelId!, this.clock.now())
+            : this.sendDigest(recipient, gathered, sessions.get(recipient.channel)!, signal, totals),
+        );
+      }
+      await lanes.drain();
+      for (const { channelId, count } of unanswered.skipped()) {
+        this.logger.warn(
+          `Channel ${channelId} left a request unanswered past the deadline: ${count} more of its deliveries not sent, retried on the next run`,
+          { channel_id: channelId, reason: 'timeout', count },
+        );
       }
       for (const { sender, session } of sessions.values()) await this.finish(sender, session, signal);
     } finally {
+      // A failure of the job's own (the database) leaves nothing under way when the sessions close.
+      await lanes.drain().catch(() => undefined);
       for (const { session } of sessions.values()) session.close();
     }
     const result = totals.result();
@@ -145,6 +163,32 @@ export class AlertsService {
       failures: result.failures,
     });
     return result;
+  }
+
+  /**
+   * One delivery, claimed and sent exactly once (AlertsRepository.claimAndSend). A channel that left
+   * a request unanswered past its deadline is not asked again this run: what remains for it counts
+   * as failed by timeout, unclaimed, and waits for the next run, so a stalled receiver costs the
+   * run one deadline, not one per delivery.
+   */
+  private async deliver(
+    alert: Pending,
+    { sender, session }: { sender: NotificationSender; session: SenderSession },
+    run: { signal: AbortSignal; totals: RunTotals; unanswered: UnansweredChannels },
+  ): Promise<void> {
+    const { recipient } = alert;
+    if (run.unanswered.skip(recipient)) {
+      this.metrics.recordAlertOutcome(sender.channel, 'failed');
+      run.totals.add(UNASKED, 1, () => UNASKED.failure);
+      return;
+    }
+    const notification = this.notificationOf(alert);
+    const result = await this.alerts.claimAndSend(alert.key, recipient, this.clock.now(), () =>
+      session.send(notification, { signal: run.signal }),
+    );
+    this.metrics.recordAlertOutcome(sender.channel, result.outcome);
+    run.totals.add(result, 1, () => this.reportFailure(sender, recipient, alert.key, result));
+    if (recipient.channelId !== null && 'failure' in result && result.failure.reason === 'timeout') run.unanswered.add(recipient);
   }
 
   /** A channel's work after the deliveries (PagerDuty's resolves): its failure is logged, and never fails the run's deliveries. */
@@ -282,6 +326,41 @@ function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
   const counts = new Map<string, number>();
   for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
   return counts;
+}
+
+/**
+ * E-mail's deliveries share the run's one SMTP session, a message at a time; each channel is a
+ * receiver of its own, several requests at once.
+ */
+function laneOf(recipient: Recipient): Lane {
+  return recipient.channelId === null ? { key: recipient.channel, limit: 1 } : { key: recipient.key, limit: CHANNEL_IN_FLIGHT };
+}
+
+/** A delivery left unasked because its channel stopped answering this run. */
+const UNASKED = {
+  outcome: 'failed',
+  failure: { reason: 'timeout', replyCode: null, description: 'the channel left a request unanswered past the deadline this run' },
+} as const satisfies ClaimResult;
+
+/** The channels that left a request unanswered past the deadline this run, and how many deliveries each was then not asked. */
+class UnansweredChannels {
+  private readonly channels = new Map<string, { channelId: string | null; count: number }>();
+
+  add(recipient: Recipient): void {
+    if (!this.channels.has(recipient.key)) this.channels.set(recipient.key, { channelId: recipient.channelId, count: 0 });
+  }
+
+  /** True, and counted, when the recipient's channel stopped answering this run. */
+  skip(recipient: Recipient): boolean {
+    const unanswered = this.channels.get(recipient.key);
+    if (unanswered) unanswered.count += 1;
+    return unanswered !== undefined;
+  }
+
+  /** Those with a delivery not asked. */
+  skipped(): { channelId: string | null; count: number }[] {
+    return [...this.channels.values()].filter((channel) => channel.count > 0);
+  }
 }
 
 /** A channel hears the event types it chose; a user hears every one. */

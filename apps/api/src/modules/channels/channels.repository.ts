@@ -91,9 +91,9 @@ export class ChannelsRepository {
     return channel;
   }
 
-  /** Logs one attempt and keeps the channel's last delivery and last error up to date. */
-  async recordAttempt(channelId: string, attempt: DeliveryAttempt): Promise<void> {
-    await this.dataSource.query(
+  /** Logs one attempt and keeps the channel's last delivery and last error up to date; in `transaction` when given. */
+  async recordAttempt(channelId: string, attempt: DeliveryAttempt, transaction?: Transaction): Promise<void> {
+    await (transaction ?? this.dataSource).query(
       `WITH logged AS (
          INSERT INTO notification_channel_deliveries (channel_id, at, event_type, fingerprint, threshold, status, http_status, error)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8))

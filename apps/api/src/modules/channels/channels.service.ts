@@ -149,7 +149,7 @@ export class ChannelsService {
       const keepsSecret = dto.secret === undefined || dto.secret === null;
       if (urlChanged && keepsSecret && current.sealedSecret !== null) {
         throw new BadRequestException(
-          'Changing url needs the secret again: send "secret", so that the stored secret is never sent to a URL it was not entered for.',
+          'secret must be sent again when url changes, so that the stored secret is never sent to a URL it was not entered for.',
         );
       }
       if (stored === null && (dto.url === undefined || (keepsSecret && current.sealedSecret !== null))) {

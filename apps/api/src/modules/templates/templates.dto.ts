@@ -37,4 +37,30 @@ export class TemplatePreviewDto {
   })
   html!: string | null;
   @ApiProperty({ description: 'The text part: the plain-text body, or the text alternative derived from the HTML.' }) text!: string;
+  @ApiProperty({
+    type: () => ChatPreviewDto,
+    nullable: true,
+    description: 'How a chat channel shows the message (slack, teams, ntfy, pagerduty); null for e-mail.',
+  })
+  chat!: ChatPreviewDto | null;
+}
+
+/** One chat channel's message as it shows it, from the request the sender would post (docs/api-contract.md section 17). */
+export class ChatPreviewDto {
+  @ApiProperty({
+    description:
+      "slack: the message's mrkdwn text, values escaped; teams: the Adaptive Card's title; ntfy: the Title header; pagerduty: the summary.",
+  })
+  title!: string;
+  @ApiProperty({
+    type: [String],
+    description:
+      "slack: empty (the title holds the whole text); teams: the card's other TextBlocks; ntfy: the body; pagerduty: the message among the details.",
+  })
+  blocks!: string[];
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 3, maximum: 5, description: "ntfy's Priority; null for the others." })
+  priority!: number | null;
+  @ApiProperty({ type: [String], description: "ntfy's Tags (the first names an emoji); empty for the others." }) tags!: string[];
+  @ApiProperty({ enum: ['critical', 'error', 'warning'], nullable: true, description: "PagerDuty's severity; null for the others." })
+  severity!: 'critical' | 'error' | 'warning' | null;
 }

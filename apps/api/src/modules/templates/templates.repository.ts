@@ -15,6 +15,10 @@ export class TemplatesRepository {
     return this.templates.find();
   }
 
+  overridesOf(channel: string): Promise<NotificationTemplateEntity[]> {
+    return this.templates.findBy({ channel });
+  }
+
   findOverride(eventType: string, channel: string): Promise<NotificationTemplateEntity | null> {
     return this.templates.findOneBy({ eventType, channel });
   }

@@ -13,10 +13,19 @@ import {
   type TemplateChannel,
   type TemplateValues,
   validateTemplate,
+  type ChatMessage,
+  ntfyMessage,
+  pagerDutyPayload,
+  slackText,
+  teamsCard,
+  urgencyOf,
 } from '@certkeeper/domain/templates';
 import { type ActorContext, AuditService } from '../audit/audit.service';
-import type { TemplateDto } from './templates.dto';
+import type { ChatPreviewDto, TemplateDto, TemplatePreviewDto } from './templates.dto';
 import { TemplatesRepository } from './templates.repository';
+
+/** Renders an event type's message on one channel with the templates read beforehand. */
+export type Renderer = (eventType: EventType, values: TemplateValues) => RenderedMessage;
 
 // Enough to fix a template; a body full of mistakes does not need 14,000 lines back.
 const MAX_PROBLEM_LINES = 20;
@@ -62,10 +71,12 @@ export class TemplatesService {
    * The message a template would produce, rendered by the same engine as the alerts with sample
    * values, so an author sees the result before saving. Refuses what saving refuses, alike.
    */
-  previewTemplate(eventType: string, channel: string, template: { subject: string; body: string }): RenderedMessage {
-    const [event] = requireKnown(eventType, channel);
+  previewTemplate(eventType: string, channel: string, template: { subject: string; body: string }): TemplatePreviewDto {
+    const [event, chan] = requireKnown(eventType, channel);
     requireValid(event, template);
-    return renderTemplate(template, SAMPLE_VALUES[event]);
+    const values = SAMPLE_VALUES[event];
+    const rendered = renderTemplate(template, values);
+    return { ...rendered, chat: chan === 'email' ? null : chatPreview(chan, { eventType: event, values }, rendered) };
   }
 
   /** Restores the default; 204 whether or not an override existed. */
@@ -76,12 +87,22 @@ export class TemplatesService {
   }
 
   /**
-   * The message to send on a channel. A saved template that fails to render (it validated when
-   * saved, but the engine may have changed since) falls back to a plain-text copy of the default,
-   * and is logged.
+   * How a run of the alert job renders the messages it sends on a channel: the channel's saved
+   * templates read once, so its many messages cost no query each. A saved template that fails to
+   * render (it validated when saved, but the engine may have changed since) falls back to a
+   * plain-text copy of the default, and is logged.
    */
-  async render(eventType: EventType, values: TemplateValues, channel: TemplateChannel = 'email'): Promise<RenderedMessage> {
-    const override = await this.templates.findOverride(eventType, channel);
+  async renderer(channel: TemplateChannel = 'email'): Promise<Renderer> {
+    const overrides = new Map((await this.templates.overridesOf(channel)).map((override) => [override.eventType, override]));
+    return (eventType, values) => this.renderWith(overrides.get(eventType) ?? null, eventType, values, channel);
+  }
+
+  private renderWith(
+    override: { subject: string; body: string } | null,
+    eventType: EventType,
+    values: TemplateValues,
+    channel: TemplateChannel,
+  ): RenderedMessage {
     try {
       return renderTemplate(override ?? defaultTemplate(eventType, channel), values);
     } catch (error) {
@@ -98,6 +119,38 @@ function requireKnown(eventType: string, channel: string): [EventType, TemplateC
     throw new NotFoundException(`Unknown event type ${eventType}; known: ${EVENT_TYPES.join(', ')}.`);
   if (!isTemplateChannel(channel)) throw new NotFoundException(`Unknown channel ${channel}; known: ${TEMPLATE_CHANNELS.join(', ')}.`);
   return [eventType as EventType, channel];
+}
+
+/** What a chat channel shows of a rendered template, built by the functions its sender posts with. */
+function chatPreview(
+  channel: Exclude<TemplateChannel, 'email'>,
+  event: { eventType: EventType; values: TemplateValues },
+  rendered: RenderedMessage,
+): ChatPreviewDto {
+  const message: ChatMessage = {
+    title: rendered.subject,
+    sections: [rendered.text],
+    urgency: urgencyOf(event),
+    eventTypes: [event.eventType],
+  };
+  const others = { blocks: [], priority: null, tags: [], severity: null };
+  switch (channel) {
+    case 'slack':
+      return { ...others, title: slackText(message) };
+    case 'teams': {
+      const [title, ...blocks] = teamsCard(message).attachments[0].content.body.map((block) => block.text);
+      return { ...others, title, blocks };
+    }
+    case 'ntfy': {
+      const { title, body, priority, tags } = ntfyMessage(message);
+      return { ...others, title, blocks: [body], priority, tags };
+    }
+    case 'pagerduty': {
+      // The bucket is among the details only, which the preview does not show.
+      const { summary, severity } = pagerDutyPayload({ ...event, bucket: 0 }, rendered);
+      return { ...others, title: summary, blocks: [rendered.text], severity };
+    }
+  }
 }
 
 /** Syntax errors and unknown variables: 400, one line per problem. */

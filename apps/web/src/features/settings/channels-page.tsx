@@ -1,8 +1,17 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { DateTime } from '../../ui/expiry';
-import { FieldError, fieldProps, GeneralProblem, noProblems, splitProblems, type Problems } from '../../ui/form-problems';
+import {
+  checkedProblems,
+  FieldError,
+  fieldProps,
+  focusFirstProblem,
+  GeneralProblem,
+  noProblems,
+  splitProblems,
+  type Problems,
+} from '../../ui/form-problems';
 import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction, ShownOnce } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
@@ -70,6 +79,9 @@ export function ChannelsPage() {
   const channels = useApiQuery('notification-channels', () => api.GET('/api/v1/notification-channels'));
   const [shownSecret, setShownSecret] = useState<{ name: string; secret: string } | null>(null);
   const [opened, setOpened] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+  const edited = channels.data?.find((c) => c.id === editing);
   return (
     <>
       <h1>Notification channels</h1>
@@ -94,14 +106,32 @@ export function ChannelsPage() {
           mayEdit={mayEdit}
           opened={opened}
           onOpen={setOpened}
+          onEdit={(id) => {
+            setNotice('');
+            setEditing(id);
+          }}
           onChanged={channels.reload}
           onSecret={(name, secret) => setShownSecret({ name, secret })}
         />
       )}
+      <p role="status">{notice}</p>
+      {mayEdit && edited && (
+        <ChannelForm
+          // A fresh form for each channel: its fields start from that channel's settings.
+          key={edited.id}
+          channel={edited}
+          onSaved={(channel) => {
+            setEditing(null);
+            setNotice(`Saved ${channel.name}.`);
+            channels.reload();
+          }}
+          onCancel={() => setEditing(null)}
+        />
+      )}
       {opened && <Deliveries id={opened} name={channels.data?.find((c) => c.id === opened)?.name ?? ''} />}
       {mayEdit && (
-        <NewChannel
-          onCreated={(channel) => {
+        <ChannelForm
+          onSaved={(channel) => {
             channels.reload();
             setShownSecret(channel.secret ? { name: channel.name, secret: channel.secret } : null);
           }}
@@ -116,6 +146,7 @@ function ChannelTable({
   mayEdit,
   opened,
   onOpen,
+  onEdit,
   onChanged,
   onSecret,
 }: {
@@ -123,6 +154,7 @@ function ChannelTable({
   mayEdit: boolean;
   opened: string | null;
   onOpen: (id: string | null) => void;
+  onEdit: (id: string) => void;
   onChanged: () => void;
   onSecret: (name: string, secret: string) => void;
 }) {
@@ -149,6 +181,7 @@ function ChannelTable({
               mayEdit={mayEdit}
               opened={opened === channel.id}
               onOpen={onOpen}
+              onEdit={onEdit}
               onChanged={onChanged}
               onSecret={onSecret}
             />
@@ -164,6 +197,7 @@ function ChannelRow({
   mayEdit,
   opened,
   onOpen,
+  onEdit,
   onChanged,
   onSecret,
 }: {
@@ -171,6 +205,7 @@ function ChannelRow({
   mayEdit: boolean;
   opened: boolean;
   onOpen: (id: string | null) => void;
+  onEdit: (id: string) => void;
   onChanged: () => void;
   onSecret: (name: string, secret: string) => void;
 }) {
@@ -197,6 +232,11 @@ function ChannelRow({
             {opened ? 'Hide deliveries' : 'Deliveries'}
             <span className="visually-hidden"> of {channel.name}</span>
           </button>
+          {mayEdit && (
+            <button type="button" onClick={() => onEdit(channel.id)}>
+              Edit<span className="visually-hidden"> {channel.name}</span>
+            </button>
+          )}
           {mayEdit && (
             <button
               type="button"
@@ -299,27 +339,61 @@ function Deliveries({ id, name }: { id: string; name: string }) {
   );
 }
 
-/** A new channel: the kind first, then only the fields that kind has. */
-function NewChannel({ onCreated }: { onCreated: (channel: Schemas['ChannelWithSecretDto']) => void }) {
-  const [kind, setKind] = useState<Kind>('webhook');
-  const [name, setName] = useState('');
+/**
+ * A new channel (the kind first, then only the fields that kind has), or a change to one (its kind
+ * fixed). Editing, the URL and the secret are write-only: empty keeps the stored ones, and a new URL
+ * needs the secret again, asked for here before anything is sent (docs/api-contract.md section 17).
+ */
+function ChannelForm({
+  channel,
+  onSaved,
+  onCancel,
+}: {
+  channel?: Channel;
+  onSaved: (channel: Schemas['ChannelWithSecretDto']) => void;
+  onCancel?: () => void;
+}) {
+  const editing = channel !== undefined;
+  const id = editing ? 'channel-edit' : ID;
+  const [kind, setKind] = useState<Kind>(channel?.kind ?? 'webhook');
+  const [name, setName] = useState(channel?.name ?? '');
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
-  const [tags, setTags] = useState('');
-  const [events, setEvents] = useState<EventType[]>(ALL_EVENTS);
-  const [daily, setDaily] = useState(false);
-  const [digestHour, setDigestHour] = useState('8');
-  const [created, setCreated] = useState<string | null>(null);
+  const [tags, setTags] = useState(channel?.tags.join(', ') ?? '');
+  const [events, setEvents] = useState<EventType[]>(channel?.events ?? ALL_EVENTS);
+  const [daily, setDaily] = useState(channel?.mode === 'daily');
+  const [digestHour, setDigestHour] = useState(String(channel?.digestHour ?? 8));
+  const [enabled, setEnabled] = useState(channel?.enabled ?? true);
+  const [saved, setSaved] = useState<string | null>(null);
   const save = useAction();
+  // What the form's own checks found, until the next submit; otherwise the API's refusal.
+  const [checked, setChecked] = useState<Problems<Field> | null>(null);
   const spec = KINDS[kind];
+  const secretLabel = secretLabelOf(kind, editing);
+  const nameInput = useRef<HTMLInputElement>(null);
+  // Opened by a row's Edit button: the focus moves to the form it opened.
+  useEffect(() => {
+    if (editing) nameInput.current?.focus();
+  }, [editing]);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setCreated(null);
-    const body: Schemas['ChannelInputDto'] = {
+    setSaved(null);
+    const found = checkedProblems<Field>({
+      secret:
+        editing && channel.secretSet && url.trim() !== '' && secret === ''
+          ? `Enter the ${secretLabel?.toLowerCase() ?? 'secret'} again for the new URL: the stored one is never sent to a URL it was not entered for.`
+          : null,
+    });
+    setChecked(found);
+    if (found) {
+      save.clearError();
+      focusFirstProblem(id, found, FIELDS);
+      return;
+    }
+    const settings = {
       name: name.trim(),
-      kind,
-      enabled: true,
+      enabled,
       mode: spec.daily && daily ? 'daily' : 'immediate',
       digestHour: Number(digestHour),
       tags: tags
@@ -328,97 +402,110 @@ function NewChannel({ onCreated }: { onCreated: (channel: Schemas['ChannelWithSe
         .filter(Boolean),
       events,
       ...(url.trim() !== '' && { url: url.trim() }),
-      ...(spec.secret !== null && secret !== '' && { secret }),
+      ...(secretLabel !== null && secret !== '' && { secret }),
+    } satisfies Schemas['PatchChannelDto'];
+    const done = (answered: Schemas['ChannelWithSecretDto']) => {
+      setSaved(answered.name);
+      setUrl('');
+      setSecret('');
+      if (!editing) setName('');
+      onSaved(answered);
     };
-    await save.run(
-      () => api.POST('/api/v1/notification-channels', { body }),
-      (channel) => {
-        setCreated(channel.name);
-        setName('');
-        setUrl('');
-        setSecret('');
-        onCreated(channel);
-      },
-    );
+    if (editing) {
+      await save.run(() => api.PATCH('/api/v1/notification-channels/{id}', { params: { path: { id: channel.id } }, body: settings }), done);
+    } else {
+      await save.run(() => api.POST('/api/v1/notification-channels', { body: { ...settings, kind } }), done);
+    }
   }
 
-  const shown: Problems<Field> = save.error ? splitProblems(save.error, FIELDS) : noProblems();
-  const field = (name: Field) => fieldProps(ID, name, shown);
+  const shown: Problems<Field> = checked ?? (save.error ? splitProblems(save.error, FIELDS) : noProblems());
+  const field = (name: Field) => fieldProps(id, name, shown);
+  const heading = editing ? `Edit ${channel.name}` : 'Add a channel';
   return (
-    <form className="card form" aria-labelledby="new-channel-heading" onSubmit={(event) => void submit(event)} noValidate>
-      <h2 id="new-channel-heading">Add a channel</h2>
-      <label htmlFor={`${ID}-kind`}>Kind</label>
-      <select {...field('kind')} value={kind} onChange={(event) => setKind(event.target.value as Kind)}>
-        {(Object.keys(KINDS) as Kind[]).map((value) => (
-          <option key={value} value={value}>
-            {KINDS[value].label}
-          </option>
-        ))}
-      </select>
-      <label htmlFor={`${ID}-name`}>Name</label>
-      <input {...field('name')} value={name} autoComplete="off" onChange={(event) => setName(event.target.value)} />
-      <FieldError idPrefix={ID} field="name" problems={shown} />
-      <label htmlFor={`${ID}-url`}>{spec.url}</label>
-      <p className="muted hint" id={`${ID}-url-hint`}>
-        {spec.urlHint}
+    <form className="card form" aria-labelledby={`${id}-heading`} onSubmit={(event) => void submit(event)} noValidate>
+      <h2 id={`${id}-heading`}>{heading}</h2>
+      {editing ? (
+        <p>
+          Kind: {spec.label} <span className="muted">(a channel never changes kind)</span>
+        </p>
+      ) : (
+        <>
+          <label htmlFor={`${id}-kind`}>Kind</label>
+          <select {...field('kind')} value={kind} onChange={(event) => setKind(event.target.value as Kind)}>
+            {(Object.keys(KINDS) as Kind[]).map((value) => (
+              <option key={value} value={value}>
+                {KINDS[value].label}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
+      <label htmlFor={`${id}-name`}>Name</label>
+      <input {...field('name')} ref={nameInput} value={name} autoComplete="off" onChange={(event) => setName(event.target.value)} />
+      <FieldError idPrefix={id} field="name" problems={shown} />
+      <label htmlFor={`${id}-url`}>{spec.url}</label>
+      <p className="muted hint" id={`${id}-url-hint`}>
+        {editing ? `Stored for ${channel.urlHost}, never shown: leave empty to keep it. ${spec.urlHint}` : spec.urlHint}
       </p>
       <input
         {...field('url')}
-        aria-describedby={[`${ID}-url-hint`, field('url')['aria-describedby']].filter(Boolean).join(' ')}
+        aria-describedby={[`${id}-url-hint`, field('url')['aria-describedby']].filter(Boolean).join(' ')}
         type="url"
         value={url}
         autoComplete="off"
         onChange={(event) => setUrl(event.target.value)}
       />
-      <FieldError idPrefix={ID} field="url" problems={shown} />
-      {spec.secret !== null && (
+      <FieldError idPrefix={id} field="url" problems={shown} />
+      {secretLabel !== null && (
         <>
-          <label htmlFor={`${ID}-secret`}>{spec.secret}</label>
-          <p className="muted hint" id={`${ID}-secret-hint`}>
-            {spec.secretHint}
+          <label htmlFor={`${id}-secret`}>{secretLabel}</label>
+          <p className="muted hint" id={`${id}-secret-hint`}>
+            {editing && channel.secretSet
+              ? 'One is stored, never shown: leave empty to keep it. A new URL needs it again.'
+              : spec.secretHint}
           </p>
           <input
             {...field('secret')}
-            aria-describedby={[`${ID}-secret-hint`, field('secret')['aria-describedby']].filter(Boolean).join(' ')}
+            aria-describedby={[`${id}-secret-hint`, field('secret')['aria-describedby']].filter(Boolean).join(' ')}
             type="password"
             autoComplete="new-password"
             value={secret}
             onChange={(event) => setSecret(event.target.value)}
           />
-          <FieldError idPrefix={ID} field="secret" problems={shown} />
+          <FieldError idPrefix={id} field="secret" problems={shown} />
         </>
       )}
-      <label htmlFor={`${ID}-tags`}>Tags</label>
-      <p className="muted hint" id={`${ID}-tags-hint`}>
+      <label htmlFor={`${id}-tags`}>Tags</label>
+      <p className="muted hint" id={`${id}-tags-hint`}>
         Comma-separated; empty: every endpoint.
       </p>
       <input
         {...field('tags')}
-        aria-describedby={[`${ID}-tags-hint`, field('tags')['aria-describedby']].filter(Boolean).join(' ')}
+        aria-describedby={[`${id}-tags-hint`, field('tags')['aria-describedby']].filter(Boolean).join(' ')}
         value={tags}
         autoComplete="off"
         onChange={(event) => setTags(event.target.value)}
       />
-      <FieldError idPrefix={ID} field="tags" problems={shown} />
+      <FieldError idPrefix={id} field="tags" problems={shown} />
       <fieldset>
         <legend>Events</legend>
         {ALL_EVENTS.map((type) => (
           <Checkbox
             key={type}
-            id={`${ID}-event-${type}`}
+            id={`${id}-event-${type}`}
             label={EVENT_NAMES[type]}
             checked={events.includes(type)}
             onChange={(on) => setEvents(on ? [...events, type] : events.filter((e) => e !== type))}
           />
         ))}
       </fieldset>
-      <FieldError idPrefix={ID} field="events" problems={shown} />
+      <FieldError idPrefix={id} field="events" problems={shown} />
       {spec.daily && (
         <>
-          <Checkbox id={`${ID}-daily`} label="Gather the alerts into one daily digest" checked={daily} onChange={setDaily} />
+          <Checkbox id={`${id}-daily`} label="Gather the alerts into one daily digest" checked={daily} onChange={setDaily} />
           {daily && (
             <>
-              <label htmlFor={`${ID}-digestHour`}>Digest hour (UTC)</label>
+              <label htmlFor={`${id}-digestHour`}>Digest hour (UTC)</label>
               <select {...field('digestHour')} value={digestHour} onChange={(event) => setDigestHour(event.target.value)}>
                 {Array.from({ length: 24 }, (_, hour) => (
                   <option key={hour} value={hour}>
@@ -430,13 +517,28 @@ function NewChannel({ onCreated }: { onCreated: (channel: Schemas['ChannelWithSe
           )}
         </>
       )}
+      {editing && <Checkbox id={`${id}-enabled`} label="Enabled: the alert job delivers to it" checked={enabled} onChange={setEnabled} />}
       <GeneralProblem problems={shown} />
       <div className="actions">
         <button type="submit" className="primary" disabled={save.busy}>
-          Add the channel
+          {editing ? 'Save the channel' : 'Add the channel'}
         </button>
-        <span role="status">{created ? `Added ${created}.` : ''}</span>
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+        <span role="status">{saved ? `${editing ? 'Saved' : 'Added'} ${saved}.` : ''}</span>
       </div>
     </form>
   );
+}
+
+/**
+ * The label of the kind's secret field, or null when the form has none: a webhook's signing secret
+ * is generated when it is created, and can be entered again when it is edited.
+ */
+function secretLabelOf(kind: Kind, editing: boolean): string | null {
+  if (kind === 'webhook') return editing ? 'Signing secret' : null;
+  return KINDS[kind].secret;
 }

@@ -5,6 +5,7 @@ import { LoadError, useTitle } from '../../ui/layout';
 import { ConfirmAction } from '../../ui/shown-once';
 import { useAction } from '../../ui/use-action';
 import { useApiQuery } from '../../ui/use-api-query';
+import { ChatPreview, isChatChannel } from './chat-preview';
 import { EVENT_NAMES } from './event-names';
 import { MailHtml } from './mail-html';
 import { ReadOnlyNote } from './settings-section';
@@ -169,16 +170,21 @@ function TemplateEditor({ initial, mayEdit }: { initial: Template; mayEdit: bool
           <LoadError message={previewing.error} />
         </>
       )}
-      {preview && <TemplatePreview id={id} preview={preview} />}
+      {preview && <TemplatePreview id={id} channel={template.channel} preview={preview} />}
     </section>
   );
 }
 
-/** The message as an alert would carry it, with sample values; the HTML part in a sandbox (no script, no navigation). */
-function TemplatePreview({ id, preview }: { id: string; preview: Preview }) {
+/**
+ * The message as an alert would carry it, with sample values: on a chat channel first as that
+ * channel shows it, then the rendered subject and text; the HTML part in a sandbox (no script, no
+ * navigation).
+ */
+function TemplatePreview({ id, channel, preview }: { id: string; channel: string; preview: Preview }) {
   return (
     <div className="template-preview" role="region" aria-labelledby={`${id}-preview-heading`}>
       <h3 id={`${id}-preview-heading`}>Preview with sample values</h3>
+      {preview.chat && isChatChannel(channel) && <ChatPreview id={id} channel={channel} chat={preview.chat} />}
       <dl className="facts">
         <div>
           <dt>Subject</dt>

@@ -5,7 +5,7 @@ import { outboundGuardFor } from '../../../common/net/outbound-guard';
 import { USER_AGENT } from '../../../common/version';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import type { ChannelDeliveryStatus } from '../../channels/channel-delivery.entity';
-import { ChannelsRepository } from '../../channels/channels.repository';
+import { ChannelsRepository, type DeliveryAttempt } from '../../channels/channels.repository';
 import type { OpenChannel } from '../../channels/channels.service';
 import type { DeliveryFailure, DeliveryOutcome } from './notification-sender';
 
@@ -50,7 +50,17 @@ export class ChannelPoster {
     this.guard = outboundGuardFor(config);
   }
 
-  async post(channel: OpenChannel, message: ChannelMessage, subject: AttemptSubject, signal: AbortSignal): Promise<PostOutcome> {
+  /**
+   * `inClaim`: the caller claims the delivery (AlertsRepository.claimOnce), which then commits a
+   * delivered attempt's log row with its claim; a failed attempt is logged at once either way.
+   */
+  async post(
+    channel: OpenChannel,
+    message: ChannelMessage,
+    subject: AttemptSubject,
+    signal: AbortSignal,
+    { inClaim = false }: { inClaim?: boolean } = {},
+  ): Promise<PostOutcome> {
     signal.throwIfAborted();
     const result = await boundedFetch(channel.url, {
       method: 'POST',
@@ -65,7 +75,7 @@ export class ChannelPoster {
     const outcome: PostOutcome = result.ok
       ? { status: 'delivered', httpStatus: result.status }
       : { status: 'failed', failure: channelFailure(result.failure), httpStatus: answeredStatus(result.failure) };
-    await this.channels.recordAttempt(channel.id, {
+    const attempt: DeliveryAttempt = {
       at: this.clock.now(),
       eventType: subject.eventType,
       fingerprint: subject.fingerprint,
@@ -73,7 +83,11 @@ export class ChannelPoster {
       status: outcome.status === 'delivered' ? subject.onSuccess : 'failed',
       httpStatus: outcome.httpStatus,
       error: outcome.status === 'failed' ? outcome.failure.description : null,
-    });
+    };
+    if (inClaim && outcome.status === 'delivered') {
+      return { ...outcome, recordWith: (transaction) => this.channels.recordAttempt(channel.id, attempt, transaction) };
+    }
+    await this.channels.recordAttempt(channel.id, attempt);
     return outcome;
   }
 }

@@ -6,14 +6,17 @@ import type { DeliveryOutcome, Notification, NotificationSender, SenderSession }
 
 const TEST_SUBJECT: AttemptSubject = { eventType: 'test', fingerprint: null, threshold: null, onSuccess: 'delivered' };
 const DIGEST_SUBJECT: AttemptSubject = { eventType: 'digest', fingerprint: null, threshold: null, onSuccess: 'delivered' };
+// The alert job claims each delivery and commits its log row with the claim.
+const IN_CLAIM = { inClaim: true };
 
 /**
  * A notification channel kind's sender (docs/api-contract.md section 17): a run's session serves
  * every enabled channel of the kind, each notification to the channel its recipient names, through
- * ChannelPoster. A kind says only what its requests look like.
+ * ChannelPoster. A kind says only what its requests look like, and what it reads once per run for
+ * all of them (`Run`: the chat kinds' templates).
  */
 @Injectable()
-export abstract class ChannelSender implements NotificationSender {
+export abstract class ChannelSender<Run = unknown> implements NotificationSender {
   abstract readonly channel: ChannelKind;
   abstract readonly deliveryNoun: string;
 
@@ -22,14 +25,17 @@ export abstract class ChannelSender implements NotificationSender {
     protected readonly poster: ChannelPoster,
   ) {}
 
+  /** What the kind reads once when a run opens, for every request of the run. */
+  protected abstract openRun(): Promise<Run>;
+
   /** The kind's request for one notification. */
-  protected abstract message(notification: Notification, channel: OpenChannel): Promise<ChannelMessage>;
+  protected abstract message(notification: Notification, channel: OpenChannel, run: Run): ChannelMessage | Promise<ChannelMessage>;
 
   /** The kind's request for `POST /notification-channels/{id}/test`. */
   protected abstract testMessage(channel: OpenChannel): ChannelMessage;
 
   /** A daily digest's one request; only the kinds that allow `mode: "daily"` have it. */
-  protected digestMessage?(notifications: Notification[], channel: OpenChannel): Promise<ChannelMessage>;
+  protected digestMessage?(notifications: Notification[], channel: OpenChannel, run: Run): ChannelMessage;
 
   /** What the kind does once a run's deliveries are done, over its enabled channels. */
   protected finishRun?(channels: OpenChannel[], signal: AbortSignal): Promise<void>;
@@ -38,6 +44,7 @@ export abstract class ChannelSender implements NotificationSender {
   async open(): Promise<SenderSession | null> {
     const open = await this.channels.openEnabled(this.channel);
     if (open.length === 0) return null;
+    const run = await this.openRun();
     const byId = new Map(open.map((channel) => [channel.id, channel]));
     const withChannel = async (notification: Notification, post: (channel: OpenChannel) => Promise<DeliveryOutcome>) => {
       const channel = byId.get(notification.recipient.channelId ?? '');
@@ -48,12 +55,12 @@ export abstract class ChannelSender implements NotificationSender {
     return {
       send: (notification, { signal }) =>
         withChannel(notification, async (channel) =>
-          this.poster.post(channel, await this.message(notification, channel), subjectOf(notification), signal),
+          this.poster.post(channel, await this.message(notification, channel, run), subjectOf(notification), signal, IN_CLAIM),
         ),
       ...(digestMessage && {
         sendDigest: (notifications: Notification[], { signal }: { signal: AbortSignal }) =>
           withChannel(notifications[0], async (channel) =>
-            this.poster.post(channel, await digestMessage(notifications, channel), DIGEST_SUBJECT, signal),
+            this.poster.post(channel, digestMessage(notifications, channel, run), DIGEST_SUBJECT, signal, IN_CLAIM),
           ),
       }),
       ...(finishRun && { finish: ({ signal }: { signal: AbortSignal }) => finishRun(open, signal) }),

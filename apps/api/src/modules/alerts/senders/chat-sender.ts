@@ -1,26 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { ChannelKind } from '@certkeeper/domain';
+import { type ChatMessage, type Urgency, urgencyOf } from '@certkeeper/domain/templates';
 import { ChannelsService, type OpenChannel } from '../../channels/channels.service';
-import { TemplatesService } from '../../templates/templates.service';
+import { type Renderer, TemplatesService } from '../../templates/templates.service';
 import { type ChannelMessage, ChannelPoster } from './channel-poster';
 import { ChannelSender } from './channel-sender';
 import type { Notification } from './notification-sender';
-import { urgencyOf } from './urgency';
-
-/** One chat message: a title, its paragraphs (each a rendered template's text), and how urgent the most urgent is. */
-export interface ChatMessage {
-  title: string;
-  sections: string[];
-  urgency: 3 | 4 | 5;
-  eventTypes: string[];
-}
 
 /**
  * The chat kinds (slack, teams, ntfy): a notification is its template for the kind rendered as
  * text (docs/api-contract.md section 17), and a daily digest gathers several into one message.
  */
 @Injectable()
-export abstract class ChatSender extends ChannelSender {
+export abstract class ChatSender extends ChannelSender<Renderer> {
   abstract override readonly channel: Extract<ChannelKind, 'slack' | 'teams' | 'ntfy'>;
 
   constructor(
@@ -34,18 +26,22 @@ export abstract class ChatSender extends ChannelSender {
   /** The kind's request for a chat message. */
   protected abstract compose(message: ChatMessage, channel: OpenChannel): ChannelMessage;
 
-  protected async message(notification: Notification, channel: OpenChannel): Promise<ChannelMessage> {
-    const { subject, text } = await this.templates.render(notification.eventType, notification.values, this.channel);
+  protected openRun(): Promise<Renderer> {
+    return this.templates.renderer(this.channel);
+  }
+
+  protected message(notification: Notification, channel: OpenChannel, render: Renderer): ChannelMessage {
+    const { subject, text } = render(notification.eventType, notification.values);
     return this.compose(
       { title: subject, sections: [text], urgency: urgencyOf(notification), eventTypes: [notification.eventType] },
       channel,
     );
   }
 
-  protected override async digestMessage(notifications: Notification[], channel: OpenChannel): Promise<ChannelMessage> {
+  protected override digestMessage(notifications: Notification[], channel: OpenChannel, render: Renderer): ChannelMessage {
     const sections: string[] = [];
     for (const notification of notifications) {
-      const { subject, text } = await this.templates.render(notification.eventType, notification.values, this.channel);
+      const { subject, text } = render(notification.eventType, notification.values);
       sections.push(`${subject}\n${text}`);
     }
     const count = notifications.length;
@@ -53,7 +49,7 @@ export abstract class ChatSender extends ChannelSender {
       {
         title: `Certkeeper daily digest: ${count} certificate ${count === 1 ? 'alert' : 'alerts'}`,
         sections,
-        urgency: Math.max(...notifications.map(urgencyOf)) as 3 | 4 | 5,
+        urgency: Math.max(...notifications.map(urgencyOf)) as Urgency,
         eventTypes: [...new Set(notifications.map((n) => n.eventType))],
       },
       channel,

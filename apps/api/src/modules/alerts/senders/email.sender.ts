@@ -24,11 +24,12 @@ export class EmailSender implements NotificationSender {
       this.logger.log('Mail is disabled or not configured; no alerts sent.');
       return null;
     }
+    const render = await this.templates.renderer();
     const session = this.mailer.openSession(smtp);
     return {
       send: async (notification, { signal }) => {
         signal.throwIfAborted();
-        const message = await this.templates.render(notification.eventType, notification.values);
+        const message = render(notification.eventType, notification.values);
         const messageId = alertMessageId({ ...notification, userId: notification.recipient.userId! }, smtp.fromAddress);
         try {
           await session.send({ to: notification.recipient.address, messageId, ...message });

@@ -1,4 +1,5 @@
 import type { Channel, EventType, TemplateValues } from '@certkeeper/domain/templates';
+import type { Transaction } from '../../../database/transaction';
 import type { SmtpFailureReason } from '../../mail/smtp-failure';
 import type { CandidateCertificate } from '../facts/fact-loader';
 import type { Recipient } from '../recipient';
@@ -26,7 +27,13 @@ export interface DeliveryFailure {
   description: string;
 }
 
-export type DeliveryOutcome = { status: 'delivered' } | { status: 'failed'; failure: DeliveryFailure };
+export type DeliveryOutcome =
+  | {
+      status: 'delivered';
+      /** What commits with the delivery's claim (a channel's log row), in the claim's transaction: one commit per delivery, not two. */
+      recordWith?: (transaction: Transaction) => Promise<void>;
+    }
+  | { status: 'failed'; failure: DeliveryFailure };
 
 /** A channel's connection for one run (an SMTP pool); closed when the run ends. */
 export interface SenderSession {

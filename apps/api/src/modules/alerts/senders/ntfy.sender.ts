@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { type ChatMessage, ntfyMessage } from '@certkeeper/domain/templates';
 import type { OpenChannel } from '../../channels/channels.service';
 import type { ChannelMessage } from './channel-poster';
-import { type ChatMessage, ChatSender } from './chat-sender';
-
-const TAG_OF_URGENCY = { 5: 'rotating_light', 4: 'warning', 3: 'lock' } as const;
+import { ChatSender } from './chat-sender';
 
 /**
  * ntfy: the rendered text posted to the topic URL, with `Title`, `Priority` (5 for an expired or
@@ -16,13 +15,10 @@ export class NtfySender extends ChatSender {
   readonly deliveryNoun = 'ntfy message';
 
   protected compose(message: ChatMessage, channel: OpenChannel): ChannelMessage {
-    const headers: Record<string, string> = {
-      title: headerValue(message.title),
-      priority: String(message.urgency),
-      tags: [TAG_OF_URGENCY[message.urgency], ...message.eventTypes].join(','),
-    };
+    const { title, priority, tags, body } = ntfyMessage(message);
+    const headers: Record<string, string> = { title: headerValue(title), priority: String(priority), tags: tags.join(',') };
     if (channel.secret !== null) headers.authorization = `Bearer ${channel.secret}`;
-    return { contentType: 'text/plain; charset=utf-8', body: message.sections.join('\n\n'), headers };
+    return { contentType: 'text/plain; charset=utf-8', body, headers };
   }
 }
 

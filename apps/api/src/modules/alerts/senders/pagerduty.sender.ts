@@ -1,17 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { pagerDutyPayload } from '@certkeeper/domain/templates';
 import { Clock } from '../../../common/clock';
 import { ChannelsService, type OpenChannel } from '../../channels/channels.service';
 import { AppMetrics } from '../../metrics/app-metrics';
-import { TemplatesService } from '../../templates/templates.service';
+import { type Renderer, TemplatesService } from '../../templates/templates.service';
 import { AlertsRepository } from '../alerts.repository';
 import { type ChannelMessage, ChannelPoster } from './channel-poster';
 import { ChannelSender } from './channel-sender';
 import type { Notification } from './notification-sender';
-import { urgencyOf } from './urgency';
-
-const SEVERITY_OF_URGENCY = { 5: 'critical', 4: 'error', 3: 'warning' } as const;
-// PagerDuty refuses a longer summary.
-const SUMMARY_MAX_LENGTH = 1024;
 
 /**
  * PagerDuty Events API v2 (docs/api-contract.md section 17): a trigger per notification, deduplicated
@@ -19,7 +15,7 @@ const SUMMARY_MAX_LENGTH = 1024;
  * scope, one resolve with the same dedup key, claimed like a delivery so that it is sent once.
  */
 @Injectable()
-export class PagerDutySender extends ChannelSender {
+export class PagerDutySender extends ChannelSender<Renderer> {
   readonly channel = 'pagerduty';
   readonly deliveryNoun = 'PagerDuty event';
   private readonly logger = new Logger('Alerts');
@@ -35,14 +31,17 @@ export class PagerDutySender extends ChannelSender {
     super(channels, poster);
   }
 
-  protected async message(notification: Notification, channel: OpenChannel): Promise<ChannelMessage> {
-    const { subject, text } = await this.templates.render(notification.eventType, notification.values, 'pagerduty');
-    return event(channel, 'trigger', notification.fingerprint, {
-      summary: subject.slice(0, SUMMARY_MAX_LENGTH),
-      source: 'certkeeper',
-      severity: SEVERITY_OF_URGENCY[urgencyOf(notification)],
-      custom_details: { message: text, event_type: notification.eventType, threshold: notification.bucket, ...notification.values },
-    });
+  protected openRun(): Promise<Renderer> {
+    return this.templates.renderer('pagerduty');
+  }
+
+  protected message(notification: Notification, channel: OpenChannel, render: Renderer): ChannelMessage {
+    return event(
+      channel,
+      'trigger',
+      notification.fingerprint,
+      pagerDutyPayload(notification, render(notification.eventType, notification.values)),
+    );
   }
 
   protected testMessage(channel: OpenChannel): ChannelMessage {
@@ -64,6 +63,7 @@ export class PagerDutySender extends ChannelSender {
             event(channel, 'resolve', fingerprint),
             { eventType: 'resolve', fingerprint, threshold: null, onSuccess: 'resolved' },
             signal,
+            { inClaim: true },
           ),
         );
         if (result.outcome === 'sent') this.metrics.recordResolved(this.channel);

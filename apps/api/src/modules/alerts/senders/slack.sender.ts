@@ -1,22 +1,15 @@
 import { Injectable } from '@nestjs/common';
+import { type ChatMessage, slackText } from '@certkeeper/domain/templates';
 import type { ChannelMessage } from './channel-poster';
-import { type ChatMessage, ChatSender } from './chat-sender';
+import { ChatSender } from './chat-sender';
 
-/**
- * Slack incoming webhooks: `{ text }` in Slack's mrkdwn. `&`, `<` and `>` are escaped as Slack
- * asks, so a value (a common name such as `<!channel>`) can never mention anyone or make a link.
- */
+/** Slack incoming webhooks: `{ text }` in Slack's mrkdwn, values escaped (slackText). */
 @Injectable()
 export class SlackSender extends ChatSender {
   readonly channel = 'slack';
   readonly deliveryNoun = 'Slack message';
 
   protected compose(message: ChatMessage): ChannelMessage {
-    const text = [`*${slackEscape(message.title)}*`, ...message.sections.map(slackEscape)].join('\n\n');
-    return { contentType: 'application/json', body: JSON.stringify({ text }) };
+    return { contentType: 'application/json', body: JSON.stringify({ text: slackText(message) }) };
   }
-}
-
-function slackEscape(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }

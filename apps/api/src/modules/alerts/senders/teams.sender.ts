@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { type ChatMessage, teamsCard } from '@certkeeper/domain/templates';
 import type { ChannelMessage } from './channel-poster';
-import { type ChatMessage, ChatSender } from './chat-sender';
+import { ChatSender } from './chat-sender';
 
 /** Microsoft Teams workflows and incoming webhooks: an Adaptive Card 1.4 whose TextBlocks hold the rendered template. */
 @Injectable()
@@ -9,22 +10,6 @@ export class TeamsSender extends ChatSender {
   readonly deliveryNoun = 'Teams message';
 
   protected compose(message: ChatMessage): ChannelMessage {
-    const title = { type: 'TextBlock', text: message.title, weight: 'Bolder', size: 'Medium', wrap: true };
-    const blocks = message.sections.map((text) => ({ type: 'TextBlock', text, wrap: true, separator: true }));
-    const card = {
-      type: 'message',
-      attachments: [
-        {
-          contentType: 'application/vnd.microsoft.card.adaptive',
-          content: {
-            $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-            type: 'AdaptiveCard',
-            version: '1.4',
-            body: [title, ...blocks],
-          },
-        },
-      ],
-    };
-    return { contentType: 'application/json', body: JSON.stringify(card) };
+    return { contentType: 'application/json', body: JSON.stringify(teamsCard(message)) };
   }
 }

@@ -14,20 +14,21 @@ export interface WebhookCertificateFacts {
 export class WebhookFactsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** One query: the certificate's facts and its endpoints' tags. */
   async load(fingerprint: string, endpointIds: string[]): Promise<WebhookCertificateFacts> {
-    const [certificate] = await this.dataSource.query<{ sans: string[]; issuerCommonName: string | null; notBefore: Date }[]>(
-      `SELECT sans, issuer_common_name AS "issuerCommonName", not_before AS "notBefore" FROM certificates WHERE fingerprint = $1`,
-      [fingerprint],
-    );
-    const endpoints = await this.dataSource.query<{ id: string; tags: string[] }[]>(
-      'SELECT id, tags FROM endpoints WHERE id = ANY($1::uuid[])',
-      [endpointIds],
+    const [row] = await this.dataSource.query<
+      { sans: string[] | null; issuerCommonName: string | null; notBefore: Date | null; endpoints: { id: string; tags: string[] }[] }[]
+    >(
+      `SELECT c.sans, c.issuer_common_name AS "issuerCommonName", c.not_before AS "notBefore",
+              (SELECT COALESCE(json_agg(json_build_object('id', e.id, 'tags', e.tags)), '[]') FROM endpoints e WHERE e.id = ANY($2::uuid[])) AS endpoints
+         FROM (SELECT 1) AS one LEFT JOIN certificates c ON c.fingerprint = $1`,
+      [fingerprint, endpointIds],
     );
     return {
-      sans: certificate?.sans ?? [],
-      issuerCommonName: certificate?.issuerCommonName ?? null,
-      notBefore: certificate?.notBefore ?? null,
-      tagsByEndpoint: new Map(endpoints.map((endpoint) => [endpoint.id, endpoint.tags])),
+      sans: row.sans ?? [],
+      issuerCommonName: row.issuerCommonName,
+      notBefore: row.notBefore === null ? null : new Date(row.notBefore),
+      tagsByEndpoint: new Map(row.endpoints.map((endpoint) => [endpoint.id, endpoint.tags])),
     };
   }
 }

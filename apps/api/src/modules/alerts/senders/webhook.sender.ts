@@ -7,7 +7,10 @@ import { ChannelsService, type OpenChannel } from '../../channels/channels.servi
 import { type ChannelMessage, ChannelPoster } from './channel-poster';
 import { ChannelSender } from './channel-sender';
 import type { Notification } from './notification-sender';
-import { WebhookFactsRepository } from './webhook-facts.repository';
+import { type WebhookCertificateFacts, WebhookFactsRepository } from './webhook-facts.repository';
+
+/** The facts a run read, by certificate and the endpoints in scope. */
+type FactsOfRun = Map<string, Promise<WebhookCertificateFacts>>;
 
 /**
  * Webhooks signed per Standard Webhooks (docs/api-contract.md section 17): the event as JSON data,
@@ -16,7 +19,7 @@ import { WebhookFactsRepository } from './webhook-facts.repository';
  * the same one and a receiver can drop a repeat.
  */
 @Injectable()
-export class WebhookSender extends ChannelSender {
+export class WebhookSender extends ChannelSender<FactsOfRun> {
   readonly channel = 'webhook';
   readonly deliveryNoun = 'Webhook';
 
@@ -29,12 +32,23 @@ export class WebhookSender extends ChannelSender {
     super(channels, poster);
   }
 
-  protected async message(notification: Notification, channel: OpenChannel): Promise<ChannelMessage> {
+  // A webhook's body is the event's data, never a template: each certificate's facts are read once a run, whatever the channels.
+  protected openRun(): Promise<FactsOfRun> {
+    return Promise.resolve<FactsOfRun>(new Map());
+  }
+
+  protected async message(notification: Notification, channel: OpenChannel, factsOfRun: FactsOfRun): Promise<ChannelMessage> {
     const { certificate } = notification;
-    const facts = await this.facts.load(
-      certificate.fingerprint,
-      certificate.endpoints.map((e) => e.id),
-    );
+    const endpointIds = certificate.endpoints.map((e) => e.id);
+    // The endpoints in the recipient's scope are part of the key: channels with other tags see others.
+    const key = `${certificate.fingerprint}/${endpointIds.join(',')}`;
+    if (!factsOfRun.has(key)) {
+      // A failed read is not kept: the next delivery of the certificate asks again.
+      const loading = this.facts.load(certificate.fingerprint, endpointIds);
+      loading.catch(() => factsOfRun.delete(key));
+      factsOfRun.set(key, loading);
+    }
+    const facts = await factsOfRun.get(key)!;
     const data = {
       certificate: {
         fingerprint: certificate.fingerprint,
