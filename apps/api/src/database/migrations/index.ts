@@ -23,6 +23,7 @@ import { RenewalInfo1795800000000 } from './1795800000000-RenewalInfo';
 import { Rotations1795900000000 } from './1795900000000-Rotations';
 import { NotificationChannels1796000000000 } from './1796000000000-NotificationChannels';
 import { RevocationAndFindings1796100000000 } from './1796100000000-RevocationAndFindings';
+import { OcspAnswerReuse1796600000000 } from './1796600000000-OcspAnswerReuse';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   Rotations1795900000000,
   NotificationChannels1796000000000,
   RevocationAndFindings1796100000000,
+  OcspAnswerReuse1796600000000,
 ];
