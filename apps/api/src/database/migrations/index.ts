@@ -24,6 +24,7 @@ import { Rotations1795900000000 } from './1795900000000-Rotations';
 import { NotificationChannels1796000000000 } from './1796000000000-NotificationChannels';
 import { RevocationAndFindings1796100000000 } from './1796100000000-RevocationAndFindings';
 import { OcspAnswerReuse1796600000000 } from './1796600000000-OcspAnswerReuse';
+import { SettingsChangeSignal1796603600000 } from './1796603600000-SettingsChangeSignal';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   NotificationChannels1796000000000,
   RevocationAndFindings1796100000000,
   OcspAnswerReuse1796600000000,
+  SettingsChangeSignal1796603600000,
 ];
