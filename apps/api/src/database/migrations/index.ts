@@ -25,6 +25,7 @@ import { NotificationChannels1796000000000 } from './1796000000000-NotificationC
 import { RevocationAndFindings1796100000000 } from './1796100000000-RevocationAndFindings';
 import { OcspAnswerReuse1796600000000 } from './1796600000000-OcspAnswerReuse';
 import { SettingsChangeSignal1796603600000 } from './1796603600000-SettingsChangeSignal';
+import { FindingCountChangeSignal1796607200000 } from './1796607200000-FindingCountChangeSignal';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   RevocationAndFindings1796100000000,
   OcspAnswerReuse1796600000000,
   SettingsChangeSignal1796603600000,
+  FindingCountChangeSignal1796607200000,
 ];
