@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from '../src/database/notifications';
 import { eventually } from './support/eventually';
-import { databaseUrl, withAdminClient } from './support/test-database';
+import { cutOffListener, databaseUrl } from './support/test-database';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
 interface Page {
@@ -105,12 +105,7 @@ describe('exact totalCount from the count cache', () => {
   });
 
   it('remembers nothing while it cannot hear notifications, and remembers again once it can', async () => {
-    await withAdminClient((client) =>
-      client.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'certkeeper-api-listen' AND datname = $1`,
-        [t.databaseName],
-      ),
-    );
+    await cutOffListener(t.databaseName);
     await eventually(listening, (value) => !value);
     countQueries = 0;
     expect(await total('q=count-')).toBe(7);

@@ -5,7 +5,7 @@ import { FindingsService } from '../src/modules/findings/findings.service';
 import { SettingEntity } from '../src/modules/settings/setting.entity';
 import { SettingsService } from '../src/modules/settings/settings.service';
 import { eventually } from './support/eventually';
-import { databaseUrl, withAdminClient } from './support/test-database';
+import { cutOffListener, databaseUrl } from './support/test-database';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
 /**
@@ -82,12 +82,7 @@ describe('cached settings', () => {
   });
 
   it('keeps nothing while it cannot hear notifications, and caches again once it can', async () => {
-    await withAdminClient((client) =>
-      client.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'certkeeper-api-listen' AND datname = $1`,
-        [t.databaseName],
-      ),
-    );
+    await cutOffListener(t.databaseName);
     await eventually(listening, (value) => !value);
     policyReads = 0;
     await policy();
