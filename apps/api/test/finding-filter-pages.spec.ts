@@ -65,7 +65,7 @@ describe('pages filtered by findings', () => {
         ['has_findings=false', 6],
       ] as const) {
         windows.length = 0;
-        // 1 a page: the first pages walk (matches² > window × 12), the later ones sort; 100: one page, sorted.
+        // 1 a page: the first pages walk (2 × matches² > window × 12), the last one sorts; 100: one page, sorted.
         const walkedThenSorted = await pages(filter, sort, 1);
         const sorted = await pages(filter, sort, 100);
         expect(walkedThenSorted).toEqual(sorted);

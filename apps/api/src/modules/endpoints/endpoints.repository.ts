@@ -182,16 +182,16 @@ export class EndpointsRepository {
   /**
    * Whether the page is sorted from its `matches` rather than found by walking the sort key's
    * index and testing each row. A search sorts up to substringSearchLimits' bound (see like.ts).
-   * A findings filter tests each row of the walk against its findings row, which costs about what
-   * sorting one match costs: walking finds the window after about window × endpoints / matches
-   * rows, so the matches are sorted when they are fewer than that (at 100,000 endpoints and the
-   * first page, up to about 2,200 matches; docs/performance.md, "Findings").
+   * A findings filter tests each row of the walk against its findings row, about half what
+   * looking up and sorting one match costs, and the walk finds the window after about window ×
+   * endpoints / matches rows: the matches are sorted while matches² ≤ window × endpoints / 2 (at
+   * 100,000 endpoints and the first page, up to 1,581 matches; docs/performance.md, "Findings").
    */
   private async sortsMatches(filter: EndpointFilter, count: Promise<number>): Promise<boolean> {
     if (filter.q) return searchSortsMatches(await count);
     if (!filtersByFindings(filter)) return false;
     const [matches, endpoints] = await Promise.all([count, this.counts.count(countQuery('', []), ['endpoints'])]);
-    return matches * matches <= (filter.offset + filter.limit) * endpoints;
+    return 2 * matches * matches <= (filter.offset + filter.limit) * endpoints;
   }
 
   /**
