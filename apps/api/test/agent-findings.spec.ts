@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPair, mintCertificate, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
-import { type LocalServer, startOpensslServer } from '@certkeeper/net/testing';
+import { type LocalServer, startJsseServer, startOpensslServer } from '@certkeeper/net/testing';
 import { type AgentRun, runAgentCycle, RUN_OUTBOUND_DENY } from './support/agent-process';
 import { DAY } from './support/fake-clock';
 import { importTrustedRoots } from './support/root-stores';
@@ -22,14 +22,14 @@ const rsaKeys = (modulusLength: number, hash = 'SHA-256') =>
 
 // Each finding of docs/api-contract.md section 18 on a local server modelled on the badssl.com set,
 // scanned by the real agent, and a modern server with none. Node serves the certificate cases;
-// openssl s_server the legacy protocol. (Debian's OpenSSL 3.0 has no 3DES, so no local server can
-// offer it: weak_cipher is shown from a posted TLS profile in findings.spec.ts.)
+// openssl s_server the legacy protocol; Java's TLS stack the 3DES suite, which Debian's OpenSSL 3.0
+// is built without (so neither Node nor s_server can offer it). Java is installed by .ci/run.
 describe('findings of servers scanned by the real agent', () => {
   let t: TestApp;
   let admin: string;
   let token: string;
   const tls = new SwappableTlsServer();
-  const opensslServers: LocalServer[] = [];
+  const legacyServers: LocalServer[] = [];
   const chainFiles = mkdtempSync(join(tmpdir(), 'certkeeper-agent-findings-'));
   const endpoints = new Map<string, string>();
 
@@ -108,13 +108,23 @@ describe('findings of servers scanned by the real agent', () => {
     });
     await serveWithOpenssl('sha1-intermediate.example.test', sha1Leaf, sha1Intermediate, ['-cipher', 'DEFAULT:@SECLEVEL=0']);
 
+    // As 3des.badssl.com, but with a modern suite besides: the agent reads the certificate through
+    // Node, which cannot speak 3DES, and its profile then finds the 3DES suite among those accepted.
+    const tripleDesLeaf = await leaf('3des.example.test', { keys: await generateKeyPair('rsa-2048') });
+    const tripleDes = await startJsseServer(
+      { certPem: tripleDesLeaf.pem + intermediate.pem, keyPem: await privateKeyPem(tripleDesLeaf.keys.privateKey) },
+      { protocols: ['TLSv1.2'], cipherSuites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'SSL_RSA_WITH_3DES_EDE_CBC_SHA'] },
+    );
+    legacyServers.push(tripleDes);
+    endpoints.set('3des.example.test', await createEndpoint('3des.example.test', tripleDes.port));
+
     const run = await runAgentOnce(t.baseUrl, token);
     expect(run.code).toBe(0);
   }, 120_000);
 
   afterAll(async () => {
     await tls.close();
-    await Promise.all(opensslServers.map((server) => server.close()));
+    await Promise.all(legacyServers.map((server) => server.close()));
     rmSync(chainFiles, { recursive: true, force: true });
     await t.close();
   });
@@ -125,7 +135,7 @@ describe('findings of servers scanned by the real agent', () => {
     writeFileSync(chainFile, intermediate.pem);
     const keyPem = await privateKeyPem(certificate.keys.privateKey);
     const server = await startOpensslServer({ certPem: certificate.pem, keyPem }, ['-cert_chain', chainFile, ...args]);
-    opensslServers.push(server);
+    legacyServers.push(server);
     endpoints.set(dnsName, await createEndpoint(dnsName, server.port));
   }
 
@@ -156,6 +166,7 @@ describe('findings of servers scanned by the real agent', () => {
     ['incomplete-chain.example.test', ['chain_incomplete']],
     ['rsa1024.example.test', ['weak_key']],
     ['tls-v1-0.example.test', ['legacy_protocol']],
+    ['3des.example.test', ['weak_cipher']],
   ])('%s shows %j', async (dnsName, expected) => {
     expect(await findingsOf(dnsName)).toEqual(expected);
   });

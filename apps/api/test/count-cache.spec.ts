@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from '../src/database/notifications';
 import { eventually } from './support/eventually';
-import { databaseUrl, withAdminClient } from './support/test-database';
+import { cutOffListener, databaseUrl } from './support/test-database';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
 interface Page {
@@ -105,12 +105,7 @@ describe('exact totalCount from the count cache', () => {
   });
 
   it('remembers nothing while it cannot hear notifications, and remembers again once it can', async () => {
-    await withAdminClient((client) =>
-      client.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'certkeeper-api-listen' AND datname = $1`,
-        [t.databaseName],
-      ),
-    );
+    await cutOffListener(t.databaseName);
     await eventually(listening, (value) => !value);
     countQueries = 0;
     expect(await total('q=count-')).toBe(7);
@@ -143,6 +138,43 @@ describe('exact totalCount from the count cache', () => {
     } finally {
       await silent.end();
     }
+  });
+
+  it('keeps counts over findings until their codes change, whoever changes them, and not for a write leaving them as they were', async () => {
+    await other.query(
+      `INSERT INTO endpoint_findings (endpoint_id, codes) SELECT id, '{expired}' FROM endpoints WHERE name IN ('count-0', 'count-1')`,
+    );
+    await eventuallyTotal('q=count-&finding=expired', 2);
+    expect(await total('q=count-&has_findings=true')).toBe(2);
+    countQueries = 0;
+    expect(await total('q=count-&finding=expired')).toBe(2);
+    expect(await total('q=count-&has_findings=true')).toBe(2);
+    expect(countQueries).toBe(0);
+
+    // What a host result writes beside the codes (its presented chain) leaves the counts cached.
+    await other.query(`UPDATE endpoint_findings SET presented_chain = '{abc}', codes = codes WHERE true`);
+    await other.query(`INSERT INTO endpoint_findings (endpoint_id) SELECT id FROM endpoints WHERE name = 'count-2'`);
+    // One session's notifications arrive in commit order: once the certificate inserted after those
+    // writes shows in its list's count, a notification of theirs would have arrived before it.
+    await other.query(
+      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text,
+              not_before, not_after, key_algorithm, signature_algorithm, is_ca, self_signed)
+       VALUES (repeat('ef', 32), repeat('ef', 20), '\\x00', '01', 'CN=findings-marker', 'CN=findings-marker', 'findings-marker.example',
+               '{}', 'findings-marker.example', now(), now() + interval '1 day', 'ECDSA', 'ecdsa-with-SHA256', false, true)`,
+    );
+    const markers = async () =>
+      ((await t.http.get('/api/v1/search?q=findings-marker').set(bearer(admin)).expect(200)).body as Page).totalCount;
+    expect(await eventually(markers, (value) => value === 1)).toBe(1);
+    const before = countQueries;
+    expect(await total('q=count-&finding=expired')).toBe(2);
+    expect(countQueries).toBe(before);
+
+    await other.query(
+      `UPDATE endpoint_findings SET codes = '{expired}' WHERE endpoint_id = (SELECT id FROM endpoints WHERE name = 'count-2')`,
+    );
+    await eventuallyTotal('q=count-&finding=expired', 3);
+    await other.query(`UPDATE endpoint_findings SET codes = '{}' WHERE codes && '{expired}'`);
+    await eventuallyTotal('q=count-&has_findings=true', 0);
   });
 
   it("keeps the search's total following a certificate and an endpoint added behind its back", async () => {

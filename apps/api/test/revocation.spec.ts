@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintCertificate, mintCrl, type MintedCertificate, privateKeyPem } from '@certkeeper/domain/testing';
 import { LoopbackServers, unusedPort } from '@certkeeper/net/testing';
-import { DAY } from './support/fake-clock';
+import { DAY, MINUTE } from './support/fake-clock';
 import { bearer, createTestApp, login, type TestApp } from './support/test-app';
 
 interface Revocation {
@@ -134,6 +134,14 @@ describe('revocation by CRL', () => {
     expect(await findingsOf(good.endpointId)).not.toContain('revoked');
   });
 
+  it('reads a CRL of 5,000 entries, as large CAs publish (the ASN.1 parser refuses one over about 2,000 unless told its size)', async () => {
+    const leaf = await issue('/large.crl');
+    const others = Array.from({ length: 4_999 }, (_, i) => ({ serialNumber: (0x70000000 + i).toString(16) }));
+    published.set('/large.crl', await mintCrl(ca, { entries: [...others, { serialNumber: leaf.serialNumber, reason: 'superseded' }] }));
+    await check();
+    expect(await revocationOf(leaf.fingerprint)).toMatchObject({ status: 'revoked', reason: 'superseded', error: null });
+  }, 60_000);
+
   it('never says revoked on a CRL whose signature does not verify: unknown, with the reason', async () => {
     const leaf = await issue('/tampered.crl');
     const crl = Buffer.from(await mintCrl(ca, { entries: [{ serialNumber: leaf.serialNumber }] }));
@@ -204,13 +212,17 @@ describe('revocation by CRL', () => {
   });
 });
 
-/** `openssl ocsp` answering from an index of (serial, revoked at) with `signer`'s key, on a free loopback port. */
+/**
+ * `openssl ocsp` answering from an index of (serial, revoked at) with `signer`'s key, on a free
+ * loopback port; its answers' nextUpdate is `validity` (openssl's -nmin or -ndays) after the real time.
+ */
 async function startOcspResponder(
   directory: string,
   name: string,
   ca: MintedCertificate,
   signer: MintedCertificate,
   entries: { serialNumber: string; revokedAt?: Date }[],
+  validity = ['-nmin', '60'],
 ): Promise<{ url: string; process: ChildProcess }> {
   const opensslTime = (date: Date) => `${date.toISOString().replace(/[-:T]/g, '').slice(2, 14)}Z`;
   const index = entries.map(({ serialNumber, revokedAt }) =>
@@ -242,8 +254,7 @@ async function startOcspResponder(
       `${name}.signer.pem`,
       '-rkey',
       `${name}.signer.key`,
-      '-nmin',
-      '60',
+      ...validity,
     ],
     { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPENSSL_CONF: '/dev/null' } },
   );
@@ -268,6 +279,7 @@ describe('revocation by OCSP', () => {
   let admin: string;
   let directory: string;
   const responders: ChildProcess[] = [];
+  const relays = new LoopbackServers();
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -275,12 +287,17 @@ describe('revocation by OCSP', () => {
     directory = mkdtempSync(join(tmpdir(), 'certkeeper-ocsp-'));
   });
   afterAll(async () => {
+    await relays.closeAll();
     for (const responder of responders) responder.kill();
     rmSync(directory, { recursive: true, force: true });
     await t.close();
   });
 
-  const check = () => t.http.post('/api/v1/maintenance/tasks/check-revocation/run').set(bearer(admin)).expect(200);
+  const check = async () => {
+    // Sessions expire as the clock moves on: sign in again at each run.
+    admin = await login(t);
+    await t.http.post('/api/v1/maintenance/tasks/check-revocation/run').set(bearer(admin)).expect(200);
+  };
   const revocationOf = async (fingerprint: string) =>
     ((await t.http.get(`/api/v1/certificates/${fingerprint}`).set(bearer(admin)).expect(200)).body as { revocation: Revocation | null })
       .revocation;
@@ -332,4 +349,49 @@ describe('revocation by OCSP', () => {
       error: expect.stringMatching(/not signed by the issuer/),
     });
   });
+
+  it('reuses an answer until its nextUpdate, at most a day, instead of asking the responder at every run', async () => {
+    const ca = await mintCertificate({ subject: 'CN=OCSP Reuse CA', ca: true });
+    await t.http.post('/api/v1/certificates').set(bearer(admin)).set('Content-Type', 'application/x-pem-file').send(ca.pem).expect(201);
+    // Answers valid an hour, and two days (beyond the one-day bound); a counting relay before each responder.
+    const hourly = await countedResponder('hourly', ca, 'b001', ['-nmin', '60']);
+    const lasting = await countedResponder('lasting', ca, 'b002', ['-ndays', '2']);
+    const hourlyPrint = await linked(await mintCertificate({ issuer: ca, serialNumber: 'b001', ocspUrls: [hourly.url] }), 'ocsp hourly');
+    const lastingPrint = await linked(await mintCertificate({ issuer: ca, serialNumber: 'b002', ocspUrls: [lasting.url] }), 'ocsp lasting');
+    const started = t.clock.now();
+
+    await check();
+    await check();
+    expect([hourly.requests(), lasting.requests()]).toEqual([1, 1]);
+    expect(await revocationOf(hourlyPrint)).toMatchObject({ status: 'good', checkedAt: started.toISOString() });
+
+    // Past the hourly answer's nextUpdate: asked again; the two-day answer still stands in.
+    t.clock.advance(61 * MINUTE);
+    await check();
+    expect([hourly.requests(), lasting.requests()]).toEqual([2, 1]);
+    expect(await revocationOf(lastingPrint)).toMatchObject({ status: 'good', checkedAt: started.toISOString() });
+
+    // A day after it was read, the two-day answer is asked for again.
+    t.clock.set(new Date(started.getTime() + DAY - MINUTE));
+    await check();
+    expect(lasting.requests()).toBe(1);
+    t.clock.set(new Date(started.getTime() + DAY));
+    await check();
+    expect(lasting.requests()).toBe(2);
+  });
+
+  /** A delegated responder for one serial of `ca`, behind an HTTP relay on 127.0.0.1 that counts the requests it passes on. */
+  async function countedResponder(name: string, ca: MintedCertificate, serialNumber: string, validity: string[]) {
+    const delegate = await mintCertificate({ subject: `CN=OCSP Responder ${name}`, issuer: ca, extendedKeyUsage: ['1.3.6.1.5.5.7.3.9'] });
+    const responder = await startOcspResponder(directory, name, ca, delegate, [{ serialNumber }], validity);
+    responders.push(responder.process);
+    let requests = 0;
+    const url = await relays.serve((request, response) => {
+      requests += 1;
+      void fetch(`${responder.url}${request.url ?? '/'}`).then(async (answer) =>
+        response.writeHead(answer.status, { 'content-type': 'application/ocsp-response' }).end(Buffer.from(await answer.arrayBuffer())),
+      );
+    });
+    return { url, requests: () => requests };
+  }
 });

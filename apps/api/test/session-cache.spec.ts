@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from '../src/database/notifications';
 import { eventually } from './support/eventually';
-import { databaseUrl, withAdminClient } from './support/test-database';
+import { cutOffListener, databaseUrl } from './support/test-database';
 import { bearer, createTestApp, createUser, login, type TestApp } from './support/test-app';
 
 /**
@@ -79,12 +79,7 @@ describe('cached session checks', () => {
   it('caches nothing while it cannot hear notifications, and caches again once it can', async () => {
     const token = await login(t);
     await me(token).expect(200);
-    await withAdminClient((client) =>
-      client.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'certkeeper-api-listen' AND datname = $1`,
-        [t.databaseName],
-      ),
-    );
+    await cutOffListener(t.databaseName);
     await eventually(listening, (value) => !value);
     sessionLookups = 0;
     await me(token).expect(200);

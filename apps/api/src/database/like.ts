@@ -20,12 +20,20 @@ export const substringSearchLimits = { sortMatchesUpTo: 10_000 };
 
 export type SortKeyType = 'text' | 'timestamptz';
 
+/** Whether a substring search with `matches` matches has its page sorted from them. */
+export function searchSortsMatches(matches: number): boolean {
+  return matches <= substringSearchLimits.sortMatchesUpTo;
+}
+
 /**
  * `column` as the first sort key of a substring search with `matches` matches: as it is, or, for
- * few matches, as an expression no index serves that keeps its value, nulls and collation
- * (`|| ''` for text, `+ interval '0'` for a timestamp), so that the matches are read first and sorted.
+ * few matches, as unindexedSortKey, so that the matches are read first and sorted.
  */
 export function searchSortKey(column: string, matches: number, type: SortKeyType = 'text'): string {
-  if (matches > substringSearchLimits.sortMatchesUpTo) return column;
+  return searchSortsMatches(matches) ? unindexedSortKey(column, type) : column;
+}
+
+/** `column` as an expression no index serves that keeps its value, nulls and collation (`|| ''` for text, `+ interval '0'` for a timestamp). */
+export function unindexedSortKey(column: string, type: SortKeyType = 'text'): string {
   return type === 'text' ? `(${column} || '')` : `(${column} + interval '0')`;
 }

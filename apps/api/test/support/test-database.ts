@@ -27,6 +27,16 @@ export async function withAdminClient<T>(work: (client: Client) => Promise<T>): 
   }
 }
 
+/** Ends the API's listening connection (DatabaseNotifications) to `name`, as a network cut would; it reconnects by itself. */
+export async function cutOffListener(name: string): Promise<void> {
+  await withAdminClient((client) =>
+    client.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'certkeeper-api-listen' AND datname = $1`,
+      [name],
+    ),
+  );
+}
+
 /** Stops the database answering `name`, as if the server went away; returns a function that heals it. */
 export async function cutOffDatabase(name: string): Promise<() => Promise<void>> {
   await withAdminClient(async (client) => {

@@ -24,7 +24,7 @@ export async function readVerifiedCrl(body: Uint8Array, issuers: readonly Uint8A
   let crl: InstanceType<typeof x509.X509Crl>;
   try {
     const text = Buffer.from(body.subarray(0, 64)).toString('latin1');
-    crl = new x509.X509Crl(text.includes('-----BEGIN') ? Buffer.from(body).toString('latin1') : body);
+    crl = new x509.X509Crl(text.includes('-----BEGIN') ? Buffer.from(body).toString('latin1') : body, crlParseLimits(body.length));
   } catch {
     return { ok: false, error: 'The CRL could not be parsed.' };
   }
@@ -42,6 +42,15 @@ export async function readVerifiedCrl(body: Uint8Array, issuers: readonly Uint8A
     reason: entry.reason === undefined ? null : (x509.X509CrlReason[entry.reason] ?? null),
   }));
   return { ok: true, thisUpdate: crl.thisUpdate, nextUpdate: crl.nextUpdate ?? null, entries };
+}
+
+/**
+ * asn1js' default limits (10,000 nodes, 16 MiB of content) refuse any CRL of more than about
+ * 2,000 entries, which public CAs publish every day. The download's own cap bounds the body, and
+ * every node takes at least two of its bytes: limits from its size refuse nothing that fits.
+ */
+function crlParseLimits(bytes: number): { berOptions: { maxNodes: number; maxContentLength: number } } {
+  return { berOptions: { maxNodes: Math.ceil(bytes / 2), maxContentLength: bytes } };
 }
 
 function normaliseSerial(hex: string): string {

@@ -26,6 +26,9 @@ import { RevocationAndFindings1796100000000 } from './1796100000000-RevocationAn
 import { PresentedChainComplete1796200000000 } from './1796200000000-PresentedChainComplete';
 import { LinkSupersededBy1796400000000 } from './1796400000000-LinkSupersededBy';
 import { SetBasedLinkUpkeep1796403600000 } from './1796403600000-SetBasedLinkUpkeep';
+import { OcspAnswerReuse1796600000000 } from './1796600000000-OcspAnswerReuse';
+import { SettingsChangeSignal1796603600000 } from './1796603600000-SettingsChangeSignal';
+import { FindingCountChangeSignal1796607200000 } from './1796607200000-FindingCountChangeSignal';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -57,4 +60,7 @@ export const MIGRATIONS = [
   PresentedChainComplete1796200000000,
   LinkSupersededBy1796400000000,
   SetBasedLinkUpkeep1796403600000,
+  OcspAnswerReuse1796600000000,
+  SettingsChangeSignal1796603600000,
+  FindingCountChangeSignal1796607200000,
 ];

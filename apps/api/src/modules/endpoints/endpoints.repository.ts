@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ENDPOINT_WRITE_LOCK_KEY } from '../../database/advisory-lock-keys';
 import { CountCache } from '../../database/count-cache';
-import { escapeLike, searchSortKey, type SortKeyType } from '../../database/like';
+import { escapeLike, searchSortsMatches, type SortKeyType, unindexedSortKey } from '../../database/like';
 import { openRowStream, type RowStream, type SqlQuery } from '../../database/row-stream';
 import { TableUpkeep } from '../../database/table-upkeep';
 import type { Transaction } from '../../database/transaction';
@@ -123,14 +123,16 @@ export class EndpointsRepository {
   }
 
   /**
-   * One page in the requested order, and the number of all matches. A search (`q`) is counted
-   * first: how many match decides how its page is found (searchSortKey); other pages count
-   * alongside.
+   * One page in the requested order, and the number of all matches. A search (`q`) or a findings
+   * filter is counted first: how many match decides how its page is found (sortsMatches); other
+   * pages count alongside.
    */
   async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
-    const { where, params } = matching(filter);
-    const count = this.countOf(where, params, filter);
-    const order = orderOf(filter.sort ?? 'name', filter.q ? await count : undefined);
+    const counted = matching(filter);
+    const count = this.countOf(counted.where, counted.params, filter);
+    const sortMatches = await this.sortsMatches(filter, count);
+    const { where, params } = sortMatches ? matching(filter, { fewMatches: true }) : counted;
+    const order = orderOf(filter.sort ?? 'name', sortMatches);
     const param = (value: unknown) => `$${params.push(value)}`;
     const [rows, total] = await Promise.all([
       // The window is chosen over (sort key, id) alone, an index-only scan even at a deep offset;
@@ -171,14 +173,33 @@ export class EndpointsRepository {
   }
 
   /**
-   * From the count cache, unless the filters depend on the clock (expires_within) or on findings,
-   * which nothing notifies. `superseded` reads the renewal links keep, which notify.
+   * Whether the page is sorted from its `matches` rather than found by walking the sort key's
+   * index and testing each row. A search sorts up to substringSearchLimits' bound (see like.ts).
+   * A findings filter tests each row of the walk against its findings row, about half what
+   * looking up and sorting one match costs, and the walk finds the window after about window ×
+   * endpoints / matches rows: the matches are sorted while matches² ≤ window × endpoints / 2 (at
+   * 100,000 endpoints and the first page, up to 1,581 matches; docs/performance.md, "Findings").
+   */
+  private async sortsMatches(filter: EndpointFilter, count: Promise<number>): Promise<boolean> {
+    if (filter.q) return searchSortsMatches(await count);
+    if (!filtersByFindings(filter)) return false;
+    const [matches, endpoints] = await Promise.all([count, this.counts.count(countQuery('', []), ['endpoints'])]);
+    return 2 * matches * matches <= (filter.offset + filter.limit) * endpoints;
+  }
+
+  /**
+   * From the count cache, unless the filters depend on the clock (expires_within), which nothing
+   * notifies. `superseded` reads the renewal links keep, and stored findings their codes: both
+   * notify when they change (migrations 1796400000000 and 1796607200000).
    */
   private async countOf(where: string, params: unknown[], criteria: EndpointCriteria): Promise<number> {
     const query = countQuery(where, params);
-    const cacheable = [criteria.expiringBefore, criteria.findings, criteria.hasFindings].every((value) => value === undefined);
-    if (cacheable)
-      return this.counts.count(query, criteria.superseded === undefined ? ['endpoints'] : ['endpoints', 'endpoint_certificates']);
+    if (criteria.expiringBefore === undefined)
+      return this.counts.count(query, [
+        'endpoints',
+        ...(criteria.superseded === undefined ? [] : (['endpoint_certificates'] as const)),
+        ...(filtersByFindings(criteria) ? (['endpoint_findings'] as const) : []),
+      ]);
     const rows = await this.dataSource.query<{ total: number }[]>(query.text, query.values);
     return rows[0].total;
   }
@@ -318,8 +339,12 @@ export class EndpointsRepository {
   }
 }
 
-/** The WHERE clause of the list filters and its parameters, shared by the page, its count and the export. */
-function matching(criteria: EndpointCriteria): { where: string; params: unknown[] } {
+/**
+ * The WHERE clause of the list filters and its parameters, shared by the page, its count and the
+ * export. `fewMatches`: the page sorts its matches (sortsMatches), so the endpoints showing the
+ * findings asked for are looked up by id, not joined to a read of every endpoint.
+ */
+function matching(criteria: EndpointCriteria, { fewMatches = false } = {}): { where: string; params: unknown[] } {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
@@ -335,16 +360,24 @@ function matching(criteria: EndpointCriteria): { where: string; params: unknown[
     conditions.push(criteria.superseded ? SERVES_SUPERSEDED : `NOT ${SERVES_SUPERSEDED}`);
   }
   // Stored findings, GIN-indexed (migration RevocationAndFindings): an index lookup, never an evaluation.
-  if (criteria.findings?.length)
-    conditions.push(`e.id IN (SELECT endpoint_id FROM endpoint_findings WHERE codes && ${param(criteria.findings)}::text[])`);
-  if (criteria.hasFindings !== undefined)
+  if (criteria.findings?.length) {
+    const showing = `SELECT endpoint_id FROM endpoint_findings WHERE codes && ${param(criteria.findings)}::text[]`;
+    conditions.push(fewMatches ? `e.id = ANY(ARRAY(${showing}))` : `e.id IN (${showing})`);
+  }
+  if (criteria.hasFindings && fewMatches)
+    conditions.push(`e.id = ANY(ARRAY(SELECT endpoint_id FROM endpoint_findings WHERE codes <> '{}'))`);
+  else if (criteria.hasFindings !== undefined)
     conditions.push(
       `${criteria.hasFindings ? '' : 'NOT '}EXISTS (SELECT 1 FROM endpoint_findings hf WHERE hf.endpoint_id = e.id AND hf.codes <> '{}')`,
     );
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
-/** Reads only the counted columns of endpoints (migration 1795320000000), so the count cache may keep it. */
+function filtersByFindings(criteria: EndpointCriteria): boolean {
+  return (criteria.findings?.length ?? 0) > 0 || criteria.hasFindings !== undefined;
+}
+
+/** Reads only the counted columns of endpoints and the findings' codes (migrations 1795320000000, 1796607200000), so the count cache may keep it. */
 function countQuery(where: string, params: unknown[]): SqlQuery {
   return { text: `SELECT count(*)::int AS total FROM endpoints e ${where}`, values: [...params] };
 }
@@ -352,7 +385,7 @@ function countQuery(where: string, params: unknown[]): SqlQuery {
 /** Every matching endpoint with its latest scan, in the order of the list. */
 function matchingQuery(criteria: EndpointCriteria): SqlQuery {
   const { where, params } = matching(criteria);
-  return { text: `${SELECT_ENDPOINT} ${where} ORDER BY ${orderOf(criteria.sort ?? 'name').rows}`, values: params };
+  return { text: `${SELECT_ENDPOINT} ${where} ORDER BY ${orderOf(criteria.sort ?? 'name', false).rows}`, values: params };
 }
 
 /**
@@ -375,18 +408,19 @@ const SORT_KEYS: Record<EndpointSortKey, { column: string; type: SortKeyType; co
 };
 
 /**
- * The ORDER BY of the page's window and of its rows. With a search (`q`) of `matches` matches the
- * window's key may be an expression no index serves, so that few matches are sorted rather than
- * found by walking the key's index (searchSortKey); the rows keep the plain order.
+ * The ORDER BY of the page's window and of its rows. When the matches are to be sorted (a search or
+ * findings filter with few matches, see sortsMatches) the window's key is an expression no index
+ * serves (unindexedSortKey), so that they are read first rather than found by walking the key's
+ * index; the rows keep the plain order.
  */
-function orderOf(sort: EndpointSort, matches?: number): { window: string; rows: string } {
+function orderOf(sort: EndpointSort, sortMatches: boolean): { window: string; rows: string } {
   const descending = sort.startsWith('-');
   const key = SORT_KEYS[(descending ? sort.slice(1) : sort) as EndpointSortKey];
   const by = (column: string) => {
     const value = key.collation ? `${column} COLLATE ${key.collation}` : column;
     return descending ? `${value} DESC${key.nullable ? ' NULLS LAST' : ''}, e.id DESC` : `${value}, e.id`;
   };
-  return { window: by(matches === undefined ? key.column : searchSortKey(key.column, matches, key.type)), rows: by(key.column) };
+  return { window: by(sortMatches ? unindexedSortKey(key.column, key.type) : key.column), rows: by(key.column) };
 }
 
 function historyQuery(endpointId: string): SqlQuery {

@@ -37,4 +37,8 @@ export class CertificateRevocationEntity {
   /** Why the status is unknown, in one sentence; null otherwise. */
   @Column({ type: 'text', nullable: true })
   error!: string | null;
+
+  /** An OCSP answer that verified is reused until then (its nextUpdate, at most a day on); null: asked again at the next run. */
+  @Column({ type: 'timestamptz', nullable: true })
+  nextCheckAt!: Date | null;
 }

@@ -58,7 +58,7 @@ export class RevocationRepository {
     return rows.map((row) => row.der);
   }
 
-  /** A page of the certificates checked by OCSP, in fingerprint order after `after`. */
+  /** A page of the certificates checked by OCSP whose stored answer is missing or due, in fingerprint order after `after`. */
   async findOcspTargets(now: Date, after: string, limit: number): Promise<OcspTarget[]> {
     return this.dataSource.query<OcspTarget[]>(
       `SELECT t.fingerprint, c.der,
@@ -67,6 +67,8 @@ export class RevocationRepository {
          FROM (${CHECKED_CERTIFICATES}) t
          JOIN certificates c ON c.fingerprint = t.fingerprint
         WHERE t.crl_url IS NULL AND EXISTS (SELECT 1 FROM unnest(t.ocsp_urls) AS url WHERE url ~* '^https?://')
+          AND NOT EXISTS (SELECT 1 FROM certificate_revocations r
+                           WHERE r.fingerprint = t.fingerprint AND r.source = 'ocsp' AND r.next_check_at > $1)
           AND t.fingerprint > $2
         ORDER BY t.fingerprint
         LIMIT $3`,
@@ -74,19 +76,20 @@ export class RevocationRepository {
     );
   }
 
-  /** One certificate's verdict from its OCSP responder. */
+  /** One certificate's verdict from its OCSP responder, reused until `nextCheckAt` (null: asked again at the next run). */
   async saveOcspVerdict(
     fingerprint: string,
     verdict: { status: string; revokedAt: Date | null; reason: string | null; error: string | null },
     checkedAt: Date,
+    nextCheckAt: Date | null,
   ): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO certificate_revocations (fingerprint, status, source, revoked_at, reason, checked_at, error)
-       VALUES ($1, $2, 'ocsp', $3, $4, $5, $6)
+      `INSERT INTO certificate_revocations (fingerprint, status, source, revoked_at, reason, checked_at, error, next_check_at)
+       VALUES ($1, $2, 'ocsp', $3, $4, $5, $6, $7)
        ON CONFLICT (fingerprint) DO UPDATE
          SET status = EXCLUDED.status, source = EXCLUDED.source, revoked_at = EXCLUDED.revoked_at, reason = EXCLUDED.reason,
-             checked_at = EXCLUDED.checked_at, error = EXCLUDED.error`,
-      [fingerprint, verdict.status, verdict.revokedAt, verdict.reason, checkedAt, verdict.error],
+             checked_at = EXCLUDED.checked_at, error = EXCLUDED.error, next_check_at = EXCLUDED.next_check_at`,
+      [fingerprint, verdict.status, verdict.revokedAt, verdict.reason, checkedAt, verdict.error, nextCheckAt],
     );
   }
 
@@ -144,7 +147,7 @@ export class RevocationRepository {
            FROM judged
          ON CONFLICT (fingerprint) DO UPDATE
            SET status = EXCLUDED.status, source = EXCLUDED.source, revoked_at = EXCLUDED.revoked_at, reason = EXCLUDED.reason,
-               checked_at = EXCLUDED.checked_at, error = EXCLUDED.error
+               checked_at = EXCLUDED.checked_at, error = EXCLUDED.error, next_check_at = NULL
          RETURNING r.fingerprint, r.status
        )
        SELECT w.fingerprint FROM written w LEFT JOIN previous p USING (fingerprint) WHERE p.status IS DISTINCT FROM w.status`,
@@ -180,7 +183,7 @@ export class RevocationRepository {
   findByFingerprint(fingerprint: string): Promise<CertificateRevocationEntity | null> {
     return this.dataSource
       .query<CertificateRevocationEntity[]>(
-        `SELECT fingerprint, status, source, revoked_at AS "revokedAt", reason, checked_at AS "checkedAt", error
+        `SELECT fingerprint, status, source, revoked_at AS "revokedAt", reason, checked_at AS "checkedAt", error, next_check_at AS "nextCheckAt"
            FROM certificate_revocations WHERE fingerprint = $1`,
         [fingerprint],
       )

@@ -62,7 +62,10 @@ export class RevocationService {
     return counts;
   }
 
-  /** Certificates without an http(s) CRL, each asked of its OCSP responder (RFC 6960), a page at a time. */
+  /**
+   * Certificates without an http(s) CRL, each asked of its OCSP responder (RFC 6960), a page at a
+   * time; an answer that verified is reused until its nextUpdate, at most a day (ocspReuseUntil).
+   */
   private async checkByOcsp(): Promise<{ ocspChecked: number; ocspFailed: number }> {
     const counts = { ocspChecked: 0, ocspFailed: 0 };
     for (let after = ''; ;) {
@@ -75,8 +78,11 @@ export class RevocationService {
           revokedAt: null,
           reason: null,
           error: 'The OCSP request could not be made for this certificate.',
+          nextUpdate: null,
         }));
-        await this.revocation.saveOcspVerdict(target.fingerprint, verdict, this.clock.now());
+        const checkedAt = this.clock.now();
+        const reuseUntil = verdict.error === null ? ocspReuseUntil(verdict.nextUpdate, checkedAt) : null;
+        await this.revocation.saveOcspVerdict(target.fingerprint, verdict, checkedAt, reuseUntil);
         if (verdict.error === null) counts.ocspChecked += 1;
         else counts.ocspFailed += 1;
       }
@@ -84,10 +90,8 @@ export class RevocationService {
     }
   }
 
-  private async askResponder(
-    target: OcspTarget,
-  ): Promise<{ status: string; revokedAt: Date | null; reason: string | null; error: string | null }> {
-    const unknown = (error: string) => ({ status: 'unknown', revokedAt: null, reason: null, error });
+  private async askResponder(target: OcspTarget): Promise<OcspVerdict> {
+    const unknown = (error: string) => ({ status: 'unknown', revokedAt: null, reason: null, error, nextUpdate: null });
     const issuer = target.issuers.find((der) => new X509Certificate(target.der).verify(new X509Certificate(der).publicKey));
     if (issuer === undefined) return unknown('No stored certificate of its issuer, so no OCSP request can be made.');
     const request = Buffer.from(await buildOcspRequest(target.der, issuer)).toString('base64');
@@ -97,7 +101,7 @@ export class RevocationService {
     if (!fetched.ok) return unknown(`The OCSP responder could not be asked: ${describeFetchFailure(fetched.failure, OCSP_FETCH_LIMITS)}`);
     const answer = readVerifiedOcspResponse(fetched.body, target.der, issuer, this.clock.now());
     if (!answer.ok) return unknown(answer.error);
-    return { status: answer.status, revokedAt: answer.revokedAt, reason: answer.reason, error: null };
+    return { status: answer.status, revokedAt: answer.revokedAt, reason: answer.reason, error: null, nextUpdate: answer.nextUpdate };
   }
 
   /** Fetches, verifies and stores one CRL; false when it could not be used (its certificates read unknown with the reason). */
@@ -119,6 +123,26 @@ export class RevocationService {
     await this.revocation.saveVerifiedCrl(url, crl, fetchedAt, nextFetchAt(crl.nextUpdate, fetchedAt));
     return true;
   }
+}
+
+/** An OCSP answer, or why there is none (status unknown); `nextUpdate` as the responder gave it. */
+interface OcspVerdict {
+  status: string;
+  revokedAt: Date | null;
+  reason: string | null;
+  error: string | null;
+  nextUpdate: Date | null;
+}
+
+/**
+ * Until when an OCSP answer that verified stands in for asking again: its nextUpdate, but at most
+ * a day on, so a responder's change of mind is seen daily however far ahead it promises. Without a
+ * nextUpdate the responder always has newer information (RFC 6960 section 4.2.2.1): null, asked
+ * again at the next run. Never past nextUpdate: a stale answer is asked for again, not reused.
+ */
+export function ocspReuseUntil(nextUpdate: Date | null, now: Date): Date | null {
+  if (nextUpdate === null) return null;
+  return new Date(Math.min(nextUpdate.getTime(), now.getTime() + DAY_MS));
 }
 
 /** The list's nextUpdate, but at least an hour and at most a day away. */
