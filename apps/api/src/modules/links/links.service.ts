@@ -110,12 +110,15 @@ export class LinksService {
       for (const link of arrived) replacements.get(roleKey(link))?.arrived.push(link.fingerprint);
       await this.rotations.record([...replacements.values()], transaction);
     }
-    await this.refreshSuperseded(sightings, transaction);
+    // A link seen again keeps what it kept (the hourly pass moves it with the clock); one that
+    // left was cleared as it left: only the endpoints where a link arrived need the rule asked.
+    await this.refreshSuperseded(arrived, transaction);
   }
 
-  /** The renewal each current link of the sighted endpoints keeps, brought up to date. */
-  private async refreshSuperseded(sightings: Sighting[], transaction: Transaction): Promise<void> {
-    const endpointIds = [...new Set(sightings.map((sighting) => sighting.endpointId))];
+  /** The renewal each current link of these endpoints keeps, brought up to date. */
+  private async refreshSuperseded(links: { endpointId: string }[], transaction: Transaction): Promise<void> {
+    if (links.length === 0) return;
+    const endpointIds = [...new Set(links.map((link) => link.endpointId))];
     await this.renewals.refreshSuperseded({ endpointIds }, await this.superseding.window(), transaction);
   }
 
