@@ -161,7 +161,7 @@ function ChannelTable({
   if (channels.length === 0) return <p>No channel yet: alerts go by e-mail only.</p>;
   return (
     <div className="table-scroll" tabIndex={0} role="region" aria-label="Notification channels">
-      <table>
+      <table className="card-table">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -217,16 +217,20 @@ function ChannelRow({
   const path = { params: { path: { id: channel.id } } };
   return (
     <tr>
-      <th scope="row">
+      <td className="card-title">
         {channel.name}
         {!channel.enabled && <span className="muted"> (disabled)</span>}
-      </th>
-      <td>{KINDS[channel.kind].label}</td>
-      <td className="mono">{channel.urlHost}</td>
-      <td>{channel.mode === 'daily' ? `Daily digest at ${String(channel.digestHour).padStart(2, '0')}:00 UTC` : 'At once'}</td>
-      <td>{channel.lastDeliveryAt ? <DateTime value={channel.lastDeliveryAt} /> : 'never'}</td>
-      <td>{channel.lastError ?? '—'}</td>
-      <td>
+      </td>
+      <td data-label="Kind">{KINDS[channel.kind].label}</td>
+      <td className="mono" data-label="Sends to">
+        {channel.urlHost}
+      </td>
+      <td data-label="Mode">
+        {channel.mode === 'daily' ? `Daily digest at ${String(channel.digestHour).padStart(2, '0')}:00 UTC` : 'At once'}
+      </td>
+      <td data-label="Last delivery">{channel.lastDeliveryAt ? <DateTime value={channel.lastDeliveryAt} /> : 'never'}</td>
+      <td data-label="Last error">{channel.lastError ?? '—'}</td>
+      <td data-label="Actions">
         <div className="actions">
           <button type="button" aria-expanded={opened} onClick={() => onOpen(opened ? null : channel.id)}>
             {opened ? 'Hide deliveries' : 'Deliveries'}
@@ -306,7 +310,7 @@ function Deliveries({ id, name }: { id: string; name: string }) {
       {deliveries.data?.length === 0 && <p>Nothing was sent to this channel yet.</p>}
       {deliveries.data && deliveries.data.length > 0 && (
         <div className="table-scroll" tabIndex={0} role="region" aria-label={`Deliveries to ${name}`}>
-          <table>
+          <table className="card-table">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -319,16 +323,16 @@ function Deliveries({ id, name }: { id: string; name: string }) {
             <tbody>
               {deliveries.data.map((delivery) => (
                 <tr key={delivery.id}>
-                  <td>
+                  <td className="card-title">
                     <DateTime value={delivery.at} />
                   </td>
-                  <td>
+                  <td data-label="Event">
                     {delivery.eventType}
                     {delivery.threshold !== null && delivery.threshold > 0 ? ` (${delivery.threshold} days)` : ''}
                   </td>
-                  <td>{delivery.status}</td>
-                  <td>{delivery.httpStatus ?? '—'}</td>
-                  <td>{delivery.error ?? '—'}</td>
+                  <td data-label="Status">{delivery.status}</td>
+                  <td data-label="HTTP">{delivery.httpStatus ?? '—'}</td>
+                  <td data-label="Error">{delivery.error ?? '—'}</td>
                 </tr>
               ))}
             </tbody>
