@@ -129,7 +129,11 @@ describe('Agent', () => {
       expect(runner.offer).toHaveBeenLastCalledWith([], 3);
       const sweep: SweepWorkItem = { sweepId: 'sw-1', networkId: 'n', ranges: ['192.0.2.0/30'], ports: [443] };
       sweeps = [sweep];
-      await new Promise((resolve) => setTimeout(resolve, 60));
+      const requestsBefore = workRequests.length;
+      // A few polls (every 20 ms), however slowly a loaded machine runs their timers.
+      for (const started = Date.now(); workRequests.length < requestsBefore + 2 && Date.now() - started < 5000;) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       // The cycle still runs (its probe hangs), yet the poll read the work and passed the sweep on.
       expect(hanging).toBe(1);
       expect(runner.offer).toHaveBeenLastCalledWith([sweep], 3);
