@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { type HttpReceiver, recordFigure, startHttpReceiver } from '@certkeeper/net/testing';
-import { Client } from 'pg';
 import { BENCH_ADMIN, benchApiEnv, clusterCpuSeconds, cpuMsOf, login, memoryOf, startApi, stopApi, withBenchDatabase } from './lib';
+import { seedManualFleet } from './manual-fleet';
 
 /**
  * Notification channels (docs/api-contract.md section 17): the alert job delivering to 20 channels
@@ -17,37 +17,23 @@ const CERTIFICATES = SMALL ? 200 : 5_000;
 const BARE_REQUESTS = SMALL ? 500 : 5_000;
 const KINDS = ['webhook', 'slack', 'teams', 'ntfy', 'pagerduty'] as const;
 
-async function seed(url: string): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
-      `INSERT INTO endpoints (name, type, tags, search_text)
-       SELECT format('endpoint-%s', i), 'manual', '{}', format('endpoint-%s', i) FROM generate_series(1, $1) AS i`,
-      [CERTIFICATES],
-    );
-    // Every certificate expires within 30 days: one cert_expiring delivery per channel.
-    await client.query(
-      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text, not_before, not_after,
+function seed(url: string): Promise<void> {
+  return seedManualFleet(
+    url,
+    {
+      count: CERTIFICATES,
+      // Every certificate expires within 30 days: one cert_expiring delivery per channel.
+      certificatesSql: `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text, not_before, not_after,
               key_algorithm, signature_algorithm, is_ca, self_signed)
        SELECT encode(sha256(i::text::bytea), 'hex'), encode(sha256(('s' || i)::bytea), 'hex'), sha256(i::text::bytea), to_hex(i), format('CN=c%s', i), 'CN=CA',
               format('c%s.example.com', i), ARRAY[format('c%s.example.com', i)], '', now() - interval '60 days',
               now() + (i % 30) * interval '1 day' + interval '1 hour', 'ECDSA', 'ecdsa-with-SHA256', false, false
          FROM generate_series(1, $1) AS i`,
-      [CERTIFICATES],
-    );
-    await client.query(
-      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
-       SELECT e.id, c.fingerprint, 'manual', true, c.not_after, now(), now()
-         FROM (SELECT id, row_number() OVER (ORDER BY name) AS n FROM endpoints) e
-         -- Only the seeded ones: the API has stored the root stores' anchors by now.
-         JOIN (SELECT fingerprint, not_after, row_number() OVER (ORDER BY fingerprint) AS n FROM certificates WHERE issuer = 'CN=CA') c USING (n)`,
-    );
-    await client.query('UPDATE users SET notify = false');
-    await client.query('VACUUM (ANALYZE)');
-  } finally {
-    await client.end();
-  }
+      // Not the root stores' anchors the API has stored by now.
+      seeded: "issuer = 'CN=CA'",
+    },
+    async (client) => void (await client.query('UPDATE users SET notify = false')),
+  );
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { recordFigure, startAcmeServer, windowBody } from '@certkeeper/net/testing';
-import { Client } from 'pg';
 import type { ActorContext } from '../../src/modules/audit/audit.service';
 import { AlertsService } from '../../src/modules/alerts/alerts.service';
 import { LifetimesRepository } from '../../src/modules/certificates/lifetimes.repository';
@@ -8,6 +7,7 @@ import { MaintenanceService } from '../../src/modules/maintenance/maintenance.se
 import { SettingsService } from '../../src/modules/settings/settings.service';
 import { seedAlertFleet } from './alerts-seed';
 import { printFigure, runBenchmark, withInProcessApp } from './in-process';
+import { seedManualFleet } from './manual-fleet';
 
 /**
  * docs/api-contract.md section 15's figures. The refresh-renewal-info task over current
@@ -29,34 +29,17 @@ const RUNS = 3;
 const BENCH_ACTOR: ActorContext = { actor: 'bench', actorId: null, requestId: null };
 
 /** Current certificates spread evenly over `ISSUERS` authority key ids, each on its own manual endpoint. */
-async function seedRenewalFleet(url: string): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
-      `INSERT INTO endpoints (name, type, tags, search_text)
-       SELECT format('endpoint-%s', i), 'manual', '{}', format('endpoint-%s', i) FROM generate_series(1, $1) AS i`,
-      [CERTIFICATES],
-    );
-    await client.query(
-      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text, not_before, not_after,
+function seedRenewalFleet(url: string): Promise<void> {
+  return seedManualFleet(url, {
+    count: CERTIFICATES,
+    certificatesSql: `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text, not_before, not_after,
               key_algorithm, signature_algorithm, is_ca, self_signed, authority_key_id)
        SELECT encode(sha256(i::text::bytea), 'hex'), encode(sha256(('s' || i)::bytea), 'hex'), sha256(i::text::bytea), to_hex(i), format('CN=c%s', i),
               format('CN=Issuer %s', i % $2), format('c%s.example.com', i), '{}', '', now() - interval '30 days', now() + interval '60 days',
               'ECDSA', 'ecdsa-with-SHA256', false, false, encode(sha256(('issuer ' || i % $2)::bytea), 'hex')
          FROM generate_series(1, $1) AS i`,
-      [CERTIFICATES, ISSUERS],
-    );
-    await client.query(
-      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
-       SELECT e.id, c.fingerprint, 'manual', true, c.not_after, now(), now()
-         FROM (SELECT id, row_number() OVER (ORDER BY name) AS n FROM endpoints) e
-         JOIN (SELECT fingerprint, not_after, row_number() OVER (ORDER BY fingerprint) AS n FROM certificates) c USING (n)`,
-    );
-    await client.query('VACUUM (ANALYZE)');
-  } finally {
-    await client.end();
-  }
+    params: [ISSUERS],
+  });
 }
 
 async function renewalInfo(app: NestExpressApplication, databaseUrl: string): Promise<void> {
