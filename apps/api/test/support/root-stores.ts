@@ -5,7 +5,7 @@ import { bearer, type TestApp } from './test-app';
 const sha256 = (certificate: MintedCertificate) => createHash('sha256').update(certificate.der).digest('hex');
 
 /** The CCADB report of roots trusted for websites by every store, as POST /root-stores/import takes it. */
-export function ccadbCsv(roots: MintedCertificate[]): string {
+function ccadbCsv(roots: MintedCertificate[]): string {
   const header = ['Certificate Name', 'Apple Status', 'Apple Trust Bits', 'Google Chrome Status', 'Microsoft Status', 'Microsoft EKUs'];
   const rows = roots.map((root) => [root.certificate.subject, 'Included', 'serverAuth', 'Included', 'Included', 'Server Authentication']);
   const full = [
