@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { mintCertificate } from '@certkeeper/domain/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '../../api/test/support/eventually';
-import { DAY } from '../../api/test/support/fake-clock';
+import { daysFrom } from '../../api/test/support/fake-clock';
 import { startSmtpServer, type TestSmtpServer } from '../../api/test/support/smtp';
 import {
   ADMIN_EMAIL,
@@ -34,7 +34,7 @@ describeWithChromium('the web interface says what expires next and whether anyon
   const contexts: BrowserContext[] = [];
   const watched: { cspViolations: string[]; pageErrors: string[] }[] = [];
   const ids = { branch: '', branchHost: '', relay: '', branchToken: '' };
-  const days = (n: number) => new Date(Math.floor((Date.now() + n * DAY) / 1000) * 1000);
+  const days = (n: number) => daysFrom(t.clock, n);
 
   beforeAll(async () => {
     t = await createTestApp();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { DAY } from '../../api/test/support/fake-clock';
+import { daysFrom } from '../../api/test/support/fake-clock';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, createTestApp, createUser, login, type TestApp } from '../../api/test/support/test-app';
 import { describeWithChromium, launchChromium, SCREENSHOTS, seriousViolations, signIn, watchPage } from './support/web-browser';
 
@@ -35,7 +35,7 @@ describeWithChromium('the web interface on any screen size, in both colour schem
   const ids = { web: '', portal: '', user: '', userEmail: '', network: '', fingerprint: '' };
   const certificates: Record<string, MintedCertificate> = {};
 
-  const days = (n: number) => new Date(Math.floor((Date.now() + n * DAY) / 1000) * 1000);
+  const days = (n: number) => daysFrom(t.clock, n);
 
   beforeAll(async () => {
     t = await createTestApp();
