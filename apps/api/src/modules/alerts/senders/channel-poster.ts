@@ -85,7 +85,7 @@ export class ChannelPoster {
       error: outcome.status === 'failed' ? outcome.failure.description : null,
     };
     if (inClaim && outcome.status === 'delivered') {
-      return { ...outcome, recordWith: (transaction) => this.channels.recordAttempt(channel.id, attempt, transaction) };
+      return { ...outcome, record: this.channels.attemptRecord(channel.id, attempt) };
     }
     await this.channels.recordAttempt(channel.id, attempt);
     return outcome;
