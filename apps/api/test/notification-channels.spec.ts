@@ -350,6 +350,28 @@ describe('delivering to notification channels', () => {
     }
   }, 60_000);
 
+  it('keeps a run’s connections to each channel open for its next deliveries, never sharing one between channels', async () => {
+    const w = await channelWorld();
+    try {
+      // Two channels on one receiver: the same origin, told apart by their paths.
+      const receiver = await w.receiver();
+      await w.createChannel({ name: 'first', kind: 'slack', url: `${receiver.url}/services/first` });
+      await w.createChannel({ name: 'second', kind: 'slack', url: `${receiver.url}/services/second` });
+      for (let n = 0; n < 6; n += 1) await w.onEndpoint(`kept-${n}`, await w.expiringIn(20, `kept-${n}.example.com`));
+
+      expect(await w.run()).toEqual({ alertsSent: 12, alreadySent: 0, failed: 0, failures: [] });
+      const pathsByConnection = new Map<number, Set<string>>();
+      for (const { connection, path } of receiver.requests) {
+        pathsByConnection.set(connection, (pathsByConnection.get(connection) ?? new Set()).add(path));
+      }
+      // At most one connection per request under way to a channel (3), instead of one per delivery.
+      expect(pathsByConnection.size).toBeLessThanOrEqual(6);
+      for (const paths of pathsByConnection.values()) expect(paths.size).toBe(1);
+    } finally {
+      await w.close();
+    }
+  });
+
   it('posts Slack, Teams and ntfy messages from their templates, and routes by tags and events', async () => {
     const w = await channelWorld();
     try {
