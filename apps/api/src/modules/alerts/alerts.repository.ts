@@ -104,6 +104,49 @@ export class AlertsRepository {
   }
 
   /**
+   * Several deliveries to one channel at once, claimed together in one transaction (docs/decisions
+   * /0027-notification-channels.md): inserts the rows not held yet, sends each claimed one, and
+   * before the commit deletes the rows of those the receiver did not accept, so the commit writes
+   * a row only for a 2xx, as claimAndSend does. A concurrent run's insert of one of the keys waits
+   * for the commit, then finds it delivered or, its row deleted, claims it itself. One result per
+   * key, in order; a failure of our own (the database) fails every delivery not yet committed.
+   */
+  async claimEachAndSend(
+    keys: DeliveryKey[],
+    recipient: RecipientOwner,
+    at: Date,
+    send: (key: DeliveryKey) => Promise<DeliveryOutcome>,
+  ): Promise<ClaimResult[]> {
+    const { client, release } = await checkOutConnection(this.dataSource);
+    // Null until the claim is in: then one outcome per key, null for a key a concurrent run held.
+    let outcomes: GroupOutcome[] | null = null;
+    try {
+      const [, claimed] = (await client.query(`BEGIN; ${inlined(insertDeliveries(keys, recipient, at))}`)) as unknown as QueryResult[];
+      const held = new Set((claimed.rows as DeliveryKey[]).map(deliveryKeyText));
+      outcomes = await Promise.all(
+        keys.map((key) =>
+          held.has(deliveryKeyText(key))
+            ? send(key).catch((cause: unknown) => ({ status: 'thrown' as const, cause }))
+            : Promise.resolve(null),
+        ),
+      );
+      const sent = outcomes;
+      const unaccepted = keys.filter((_, index) => sent[index] !== null && sent[index].status !== 'delivered');
+      const records = sent.flatMap((outcome) => (outcome?.status === 'delivered' && outcome.record ? [outcome.record] : []));
+      const writes = [...(unaccepted.length > 0 ? [deleteDeliveries(unaccepted)] : []), ...records];
+      await client.query([...writes.map(inlined), 'COMMIT'].join(';\n'));
+      release();
+      return sent.map(claimResultOf);
+    } catch (cause) {
+      // The connection is discarded, and the transaction, whatever its state, rolled back with it:
+      // nothing of the group was recorded, whatever the receiver accepted.
+      release(cause as Error);
+      if (outcomes === null) return keys.map(() => ({ outcome: 'failed', cause }));
+      return outcomes.map((outcome) => (outcome?.status === 'delivered' ? { outcome: 'failed', cause } : claimResultOf(outcome)));
+    }
+  }
+
+  /**
    * A daily channel's digest (docs/api-contract.md section 17): claims every delivery it gathers
    * at once, sends the one message for those no concurrent run delivered, and commits them with
    * the digest's time only once the receiver accepted it.
@@ -240,4 +283,29 @@ function insertDeliveries(keys: DeliveryKey[], owner: RecipientOwner, at: Date):
       at,
     ],
   };
+}
+
+/** The rows of `keys`, deleted before a claim group commits: those the receiver did not accept. */
+function deleteDeliveries(keys: DeliveryKey[]): SqlQuery {
+  return {
+    text: `DELETE FROM notification_deliveries d
+            USING unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(recipient, event_type, fingerprint, bucket)
+            WHERE d.recipient = k.recipient AND d.event_type = k.event_type AND d.fingerprint = k.fingerprint AND d.bucket = k.bucket`,
+    values: [keys.map((k) => k.recipient), keys.map((k) => k.eventType), keys.map((k) => k.fingerprint), keys.map((k) => k.bucket)],
+  };
+}
+
+function deliveryKeyText(key: DeliveryKey): string {
+  return `${key.recipient}\n${key.eventType}\n${key.fingerprint}\n${key.bucket}`;
+}
+
+/** What became of one delivery of a claim group: not claimed (null: a concurrent run held it), sent, or thrown by our side. */
+type GroupOutcome = DeliveryOutcome | { status: 'thrown'; cause: unknown } | null;
+
+/** A claim group's result for one key. */
+function claimResultOf(outcome: GroupOutcome): ClaimResult {
+  if (outcome === null) return { outcome: 'already-sent' };
+  if (outcome.status === 'delivered') return { outcome: 'sent' };
+  if (outcome.status === 'thrown') return { outcome: 'failed', cause: outcome.cause };
+  return { outcome: 'failed', failure: outcome.failure };
 }
