@@ -1,8 +1,6 @@
-import { mintCertificate } from '@certkeeper/domain/testing';
 import { type HttpReceiver, startHttpReceiver } from '@certkeeper/net/testing';
 import { Client } from 'pg';
 import { eventually } from './support/eventually';
-import { DAY } from './support/fake-clock';
 import { type ReplicaPair, replicaPair } from './support/replica-pair';
 import { type RunningService, stopService } from './support/service-process';
 
@@ -150,19 +148,7 @@ function channelHelpers(replicas: ReplicaPair) {
   }
 
   /** Manual endpoints tagged `tag` with certificates 10 days from expiry: one 14-day event each. */
-  async function expiringCertificates(prefix: string, count: number, tag: string): Promise<void> {
-    for (let n = 0; n < count; n += 1) {
-      const notAfter = new Date(Math.floor((Date.now() + 10 * DAY) / 1000) * 1000);
-      const certificate = await mintCertificate({
-        subject: `CN=${prefix}-${n}.example.com`,
-        notBefore: new Date(notAfter.getTime() - 90 * DAY),
-        notAfter,
-      });
-      const created = await call(replicas.b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual', tags: [tag] }));
-      const id = (created.body as { id: string }).id;
-      expect((await call(replicas.b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
-    }
-  }
+  const expiringCertificates = (prefix: string, count: number, tag: string) => replicas.expiringCertificates(prefix, count, [tag]);
 
   const runOn = async (replica: RunningService) => {
     const { status, body } = await call(replica, 'POST', '/alerts/run');
