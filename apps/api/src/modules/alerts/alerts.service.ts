@@ -49,6 +49,7 @@ const USERS_PER_BATCH = 50;
 // channel's log, so 6 take at most 12 of the pool's 20 and leave the rest to the API's requests.
 const DELIVERIES_IN_FLIGHT = 6;
 // Of those, to one channel at once: a slow receiver holds at most these, the others keep going.
+// Also the most deliveries one claim group sends and claims together.
 const CHANNEL_IN_FLIGHT = 3;
 // Deliveries queued or under way before the job reads more due alerts: memory stays flat however many are due.
 const DELIVERIES_HELD = 10_000;
