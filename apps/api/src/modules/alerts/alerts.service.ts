@@ -45,12 +45,15 @@ export interface AlertTotals {
 export const ON_DEMAND_MAX_WAIT_MS = 10 * 60 * 1000;
 // Users checked per query on a large first run: about 250,000 pending alerts in memory at most.
 const USERS_PER_BATCH = 50;
-// Deliveries under way at once: each holds a connection for its claim and briefly another for its
-// channel's log, so 6 take at most 12 of the pool's 20 and leave the rest to the API's requests.
-const DELIVERIES_IN_FLIGHT = 6;
-// Of those, to one channel at once: a slow receiver holds at most these, the others keep going.
-// Also the most deliveries one claim group sends and claims together.
-const CHANNEL_IN_FLIGHT = 3;
+// Deliveries to one channel under way at once: a slow receiver holds at most these, the others
+// keep going. Also the most deliveries one claim group sends and claims together.
+const CHANNEL_IN_FLIGHT = 6;
+// Claims under way at once (a channel's group, or one e-mail): each holds a connection for its
+// claim and briefly another for its channel's log, so 6 take at most 12 of the pool's 20 and leave
+// the rest to the API's requests.
+const CLAIMS_IN_FLIGHT = 6;
+// Deliveries under way at once: as many as full groups fill.
+const DELIVERIES_IN_FLIGHT = CLAIMS_IN_FLIGHT * CHANNEL_IN_FLIGHT;
 // Deliveries queued or under way before the job reads more due alerts: memory stays flat however many are due.
 const DELIVERIES_HELD = 10_000;
 
@@ -120,7 +123,7 @@ export class AlertsService {
     );
     // Nothing aborts a run today (each SMTP step has its own deadline); senders honour the signal so a run deadline needs no change in them.
     const { signal } = new AbortController();
-    const lanes = new DeliveryLanes(DELIVERIES_IN_FLIGHT, DELIVERIES_HELD);
+    const lanes = new DeliveryLanes(DELIVERIES_IN_FLIGHT, DELIVERIES_HELD, CLAIMS_IN_FLIGHT);
     const unanswered = new UnansweredChannels();
     const run = { signal, totals, unanswered };
     // A channel's deliveries go in claim groups of as many as it takes at once.

@@ -101,4 +101,20 @@ describe('DeliveryLanes', () => {
     await expect(lanes.drain()).rejects.toThrow('database gone');
     expect(finished).toEqual(['other']);
   });
+
+  it('keeps the tasks under way within the claim limit however few deliveries each carries', async () => {
+    const lanes = new DeliveryLanes(24, 100, 2);
+    const started: string[] = [];
+    const gates = ['a', 'b', 'c', 'd'].map((name) => gate(started, name));
+    for (const [n, g] of gates.entries()) await lanes.add({ key: `lane${n}`, limit: 6 }, g.task);
+    await tick();
+    // Four lanes, each with one delivery and room for 24: only two claims at once.
+    expect(started).toEqual(['a', 'b']);
+    gates[0].release();
+    await tick();
+    expect(started).toEqual(['a', 'b', 'c']);
+    gates.slice(1).forEach((g) => g.release());
+    await lanes.drain();
+    expect(started).toHaveLength(4);
+  });
 });

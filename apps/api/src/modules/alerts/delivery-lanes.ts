@@ -19,19 +19,24 @@ interface LaneState extends Lane {
 export class DeliveryLanes {
   private readonly lanes = new Map<string, LaneState>();
   private running = 0;
+  /** Tasks under way: each holds a database connection for its claim. */
+  private claims = 0;
   /** Queued and running: what `add` keeps below `maxHeld`. */
   private held = 0;
   private failure: { error: unknown } | null = null;
   private changed: (() => void)[] = [];
 
   /**
-   * @param globalLimit deliveries under way at once over every lane; each holds a database
-   *   connection for its claim and briefly another for its log, so it stays well within the pool
+   * @param globalLimit deliveries under way at once over every lane
    * @param maxHeld deliveries queued or under way before `add` waits: the run's memory stays flat
+   * @param claimLimit tasks under way at once: each holds a database connection for its claim
+   *   and briefly another for its log, so this keeps them well within the pool however small
+   *   the claim groups are
    */
   constructor(
     private readonly globalLimit: number,
     private readonly maxHeld: number,
+    private readonly claimLimit = globalLimit,
   ) {}
 
   /**
@@ -62,7 +67,7 @@ export class DeliveryLanes {
    * (the one that started least recently among equals), so no lane waits behind a busier one.
    */
   private startWhatFits(): void {
-    while (this.running < this.globalLimit) {
+    while (this.running < this.globalLimit && this.claims < this.claimLimit) {
       let next: LaneState | null = null;
       for (const state of this.lanes.values()) {
         const weight = state.queue[0]?.weight;
@@ -80,6 +85,7 @@ export class DeliveryLanes {
   private start(state: LaneState, { task, weight }: { task: () => Promise<void>; weight: number }): void {
     state.running += weight;
     this.running += weight;
+    this.claims += 1;
     void task()
       .catch((error: unknown) => {
         this.failure ??= { error };
@@ -87,6 +93,7 @@ export class DeliveryLanes {
       .finally(() => {
         state.running -= weight;
         this.running -= weight;
+        this.claims -= 1;
         this.held -= weight;
         if (state.running === 0 && state.queue.length === 0) this.lanes.delete(state.key);
         this.startWhatFits();
