@@ -25,14 +25,10 @@ describe('exact totalCount from the count cache', () => {
 
   const total = async (query: string) =>
     ((await t.http.get(`/api/v1/endpoints?${query}`).set(bearer(admin)).expect(200)).body as Page).totalCount;
-  /** The list's total once it is `expected`, or after 3 s: a notification takes milliseconds, not a request. */
-  const eventuallyTotal = async (query: string, expected: number) =>
-    expect(
-      await eventually(
-        () => total(query),
-        (value) => value === expected,
-      ),
-    ).toBe(expected);
+  /** Expects what `read` answers once it is `expected`, or after 3 s: a notification takes milliseconds, not a request. */
+  const expectEventually = async (read: () => Promise<number>, expected: number) =>
+    expect(await eventually(read, (value) => value === expected)).toBe(expected);
+  const eventuallyTotal = (query: string, expected: number) => expectEventually(() => total(query), expected);
   const listening = () => t.app.get(DatabaseNotifications).listening;
   const insertEndpoint = (client: Client, name: string, tags: string[] = []) =>
     client.query(`INSERT INTO endpoints (name, type, tags, search_text) VALUES ($1, 'manual', $2, lower($1))`, [name, tags]);
@@ -219,13 +215,7 @@ describe('exact totalCount from the count cache', () => {
   it('keeps the active list’s total following links made current, historical or of another use on another connection, and not a re-sighting', async () => {
     const active = async (query: string) =>
       Number((await t.http.get(`/api/v1/certificates/active?limit=1&${query}`).set(bearer(admin)).expect(200)).headers['x-total-count']);
-    const activeEventually = async (query: string, expected: number) =>
-      expect(
-        await eventually(
-          () => active(query),
-          (value) => value === expected,
-        ),
-      ).toBe(expected);
+    const activeEventually = (query: string, expected: number) => expectEventually(() => active(query), expected);
     const link = (set: string) => other.query(`UPDATE endpoint_certificates SET ${set} WHERE fingerprint = repeat('a7', 32)`);
     await other.query(
       `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text,
