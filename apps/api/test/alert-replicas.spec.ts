@@ -1,5 +1,3 @@
-import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
-import { DAY } from './support/fake-clock';
 import { replicaPair } from './support/replica-pair';
 import { type RunningService, stopService } from './support/service-process';
 import { mailSettingsFor, startSmtpServer, type TestSmtpServer } from './support/smtp';
@@ -30,24 +28,6 @@ describe('the alert job on two replicas', () => {
     expect((await call(replicas.b, 'PUT', '/settings/mail', JSON.stringify(mail))).status).toBe(200);
   }
 
-  /** Manual endpoints with certificates 10 days from expiry: one 14-day alert each. */
-  async function expiringCertificates(prefix: string, count: number): Promise<MintedCertificate[]> {
-    const minted: MintedCertificate[] = [];
-    for (let n = 0; n < count; n += 1) {
-      const notAfter = new Date(Math.floor((Date.now() + 10 * DAY) / 1000) * 1000);
-      const certificate = await mintCertificate({
-        subject: `CN=${prefix}-${n}.example.com`,
-        notBefore: new Date(notAfter.getTime() - 90 * DAY),
-        notAfter,
-      });
-      const created = await call(replicas.b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual' }));
-      const id = (created.body as { id: string }).id;
-      expect((await call(replicas.b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
-      minted.push(certificate);
-    }
-    return minted;
-  }
-
   const runOn = async (replica: RunningService) => {
     const { status, body } = await call(replica, 'POST', '/alerts/run');
     return { status, totals: body as Totals };
@@ -58,7 +38,7 @@ describe('the alert job on two replicas', () => {
     const slow = await startSmtpServer({ acceptDelayMs: 1400 });
     servers.push(slow);
     await sendMailTo(slow);
-    await expiringCertificates('slow', 24);
+    await replicas.expiringCertificates('slow', 24);
 
     const started = Date.now();
     const first = runOn(replicas.a);
@@ -85,7 +65,7 @@ describe('the alert job on two replicas', () => {
     });
     servers.push(relay);
     await sendMailTo(relay);
-    await expiringCertificates('crash', 6);
+    await replicas.expiringCertificates('crash', 6);
 
     await call(replicas.a, 'POST', '/alerts/run').catch(() => undefined);
     expect(killed).toBe(true);

@@ -1,9 +1,7 @@
-import { mintCertificate } from '@certkeeper/domain/testing';
 import { type HttpReceiver, startHttpReceiver } from '@certkeeper/net/testing';
 import { Client } from 'pg';
 import { eventually } from './support/eventually';
-import { DAY } from './support/fake-clock';
-import { replicaPair } from './support/replica-pair';
+import { type ReplicaPair, replicaPair } from './support/replica-pair';
 import { type RunningService, stopService } from './support/service-process';
 
 const ADMIN = { email: 'admin@channel-replicas.test', password: 'replica-password-1' };
@@ -22,51 +20,7 @@ interface Totals {
  */
 describe('notification channels on two replicas', () => {
   const replicas = replicaPair('channel-replicas', ADMIN);
-  const call = replicas.call;
-  const receivers: HttpReceiver[] = [];
-  afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())));
-  beforeAll(async () => {
-    // Channels only: the administrator's e-mail stays out of the counts.
-    expect((await call(replicas.b, 'PUT', '/me', JSON.stringify({ notify: false }))).status).toBe(200);
-  });
-
-  async function receiver(...args: Parameters<typeof startHttpReceiver>): Promise<HttpReceiver> {
-    const started = await startHttpReceiver(...args);
-    receivers.push(started);
-    return started;
-  }
-
-  async function channel(body: Record<string, unknown>): Promise<string> {
-    const created = await call(replicas.b, 'POST', '/notification-channels', JSON.stringify(body));
-    expect(created.status).toBe(201);
-    return (created.body as { id: string }).id;
-  }
-
-  async function disableChannels(): Promise<void> {
-    const list = (await call(replicas.b, 'GET', '/notification-channels')).body as { id: string }[];
-    for (const { id } of list)
-      expect((await call(replicas.b, 'PATCH', `/notification-channels/${id}`, JSON.stringify({ enabled: false }))).status).toBe(200);
-  }
-
-  /** Manual endpoints tagged `tag` with certificates 10 days from expiry: one 14-day event each. */
-  async function expiringCertificates(prefix: string, count: number, tag: string): Promise<void> {
-    for (let n = 0; n < count; n += 1) {
-      const notAfter = new Date(Math.floor((Date.now() + 10 * DAY) / 1000) * 1000);
-      const certificate = await mintCertificate({
-        subject: `CN=${prefix}-${n}.example.com`,
-        notBefore: new Date(notAfter.getTime() - 90 * DAY),
-        notAfter,
-      });
-      const created = await call(replicas.b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual', tags: [tag] }));
-      const id = (created.body as { id: string }).id;
-      expect((await call(replicas.b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file')).status).toBe(201);
-    }
-  }
-
-  const runOn = async (replica: RunningService) => {
-    const { status, body } = await call(replica, 'POST', '/alerts/run');
-    return { status, totals: body as Totals };
-  };
+  const { call, receiver, channel, disableChannels, expiringCertificates, runOn, deliveredTo } = channelHelpers(replicas);
 
   it('delivers every event once on every channel while slow receivers answer runs started together on both replicas', async () => {
     const slow = () => ({ status: 200, delayMs: 400 });
@@ -130,6 +84,76 @@ describe('notification channels on two replicas', () => {
     for (const resent of interrupted) expect(ids.filter((other) => other === resent)).toHaveLength(2);
     expect(await runOn(replicas.b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 6, failed: 0, failures: [] } });
   }, 120_000);
+});
+
+describe('a claim group on a replica killed mid-run', () => {
+  const replicas = replicaPair('channel-group-crash', ADMIN);
+  const { receiver, channel, expiringCertificates, runOn, deliveredTo } = channelHelpers(replicas);
+
+  it('commits nothing of a group while one of its requests is held, and resends the accepted ones with their webhook-id after a crash', async () => {
+    // Three deliveries to one channel go at once, claimed together: two are answered, the third held.
+    const hook = await receiver((_request, index) => (index < 2 ? { status: 200 } : 'stall'));
+    const id = await channel({ name: 'group-hook', kind: 'webhook', url: `${hook.url}/in`, tags: ['team:group'] });
+    await expiringCertificates('group', 3, 'team:group');
+
+    const run = replicas.call(replicas.a, 'POST', '/alerts/run').catch(() => undefined);
+    expect(
+      await eventually(
+        () => hook.requests.length,
+        (count) => count === 3,
+        30_000,
+      ),
+    ).toBe(3);
+    expect(await deliveredTo(id)).toBe(0);
+    await stopService(replicas.a, 'SIGKILL');
+    await run;
+    const first = hook.requests.map((request) => request.headers['webhook-id']);
+    hook.answer(() => ({ status: 200 }));
+
+    // Nothing was recorded, so all three go again, each with the webhook-id it had.
+    expect(await runOn(replicas.b)).toEqual({ status: 200, totals: { alertsSent: 3, alreadySent: 0, failed: 0, failures: [] } });
+    const again = hook.requests.slice(3).map((request) => request.headers['webhook-id']);
+    expect(new Set(first).size).toBe(3);
+    expect(again.sort()).toEqual([...first].sort());
+    expect(await runOn(replicas.b)).toEqual({ status: 200, totals: { alertsSent: 0, alreadySent: 3, failed: 0, failures: [] } });
+  }, 120_000);
+});
+
+/** What the specs above do on their pair: channels, receivers and certificates, runs, and the outbox read back. */
+function channelHelpers(replicas: ReplicaPair) {
+  const call = replicas.call;
+  const receivers: HttpReceiver[] = [];
+  afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())));
+  beforeAll(async () => {
+    // Channels only: the administrator's e-mail stays out of the counts.
+    expect((await call(replicas.b, 'PUT', '/me', JSON.stringify({ notify: false }))).status).toBe(200);
+  });
+
+  async function receiver(...args: Parameters<typeof startHttpReceiver>): Promise<HttpReceiver> {
+    const started = await startHttpReceiver(...args);
+    receivers.push(started);
+    return started;
+  }
+
+  async function channel(body: Record<string, unknown>): Promise<string> {
+    const created = await call(replicas.b, 'POST', '/notification-channels', JSON.stringify(body));
+    expect(created.status).toBe(201);
+    return (created.body as { id: string }).id;
+  }
+
+  async function disableChannels(): Promise<void> {
+    const list = (await call(replicas.b, 'GET', '/notification-channels')).body as { id: string }[];
+    for (const { id } of list)
+      expect((await call(replicas.b, 'PATCH', `/notification-channels/${id}`, JSON.stringify({ enabled: false }))).status).toBe(200);
+  }
+
+  /** Manual endpoints tagged `tag` with certificates 10 days from expiry: one 14-day event each. */
+  const expiringCertificates = (prefix: string, count: number, tag: string) => replicas.expiringCertificates(prefix, count, [tag]);
+
+  const runOn = async (replica: RunningService) => {
+    const { status, body } = await call(replica, 'POST', '/alerts/run');
+    return { status, totals: body as Totals };
+  };
 
   /** The outbox rows of a channel: the deliveries committed as sent. */
   async function deliveredTo(channelId: string): Promise<number> {
@@ -145,4 +169,6 @@ describe('notification channels on two replicas', () => {
       await client.end();
     }
   }
-});
+
+  return { call, receiver, channel, disableChannels, expiringCertificates, runOn, deliveredTo };
+}

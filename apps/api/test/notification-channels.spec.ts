@@ -350,6 +350,52 @@ describe('delivering to notification channels', () => {
     }
   }, 60_000);
 
+  it('records only the deliveries a channel accepted among those claimed together, and retries the one it refused', async () => {
+    const w = await channelWorld();
+    try {
+      // The three go at once, claimed in one transaction; the receiver refuses the second to arrive.
+      const receiver = await w.receiver((_request, index) => ({ status: index === 1 ? 503 : 200 }));
+      await w.createChannel({ name: 'grouped', kind: 'ntfy', url: `${receiver.url}/certs` });
+      for (let n = 0; n < 3; n += 1) await w.onEndpoint(`group-${n}`, await w.expiringIn(20, `group-${n}.example.com`));
+
+      expect(await w.run()).toEqual({
+        alertsSent: 2,
+        alreadySent: 0,
+        failed: 1,
+        failures: [{ reason: 'rejected', replyCode: 503, count: 1 }],
+      });
+      expect(receiver.requests).toHaveLength(3);
+      expect(await w.run()).toEqual({ alertsSent: 1, alreadySent: 2, failed: 0, failures: [] });
+      // The one sent again is the one refused, and no other.
+      expect(receiver.requests).toHaveLength(4);
+      expect(receiver.requests[3].body).toBe(receiver.requests[1].body);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('keeps a run’s connections to each channel open for its next deliveries, never sharing one between channels', async () => {
+    const w = await channelWorld();
+    try {
+      // Two channels on one receiver: the same origin, told apart by their paths.
+      const receiver = await w.receiver();
+      await w.createChannel({ name: 'first', kind: 'slack', url: `${receiver.url}/services/first` });
+      await w.createChannel({ name: 'second', kind: 'slack', url: `${receiver.url}/services/second` });
+      for (let n = 0; n < 6; n += 1) await w.onEndpoint(`kept-${n}`, await w.expiringIn(20, `kept-${n}.example.com`));
+
+      expect(await w.run()).toEqual({ alertsSent: 12, alreadySent: 0, failed: 0, failures: [] });
+      const pathsByConnection = new Map<number, Set<string>>();
+      for (const { connection, path } of receiver.requests) {
+        pathsByConnection.set(connection, (pathsByConnection.get(connection) ?? new Set()).add(path));
+      }
+      // At most one connection per request under way to a channel (3), instead of one per delivery.
+      expect(pathsByConnection.size).toBeLessThanOrEqual(6);
+      for (const paths of pathsByConnection.values()) expect(paths.size).toBe(1);
+    } finally {
+      await w.close();
+    }
+  });
+
   it('posts Slack, Teams and ntfy messages from their templates, and routes by tags and events', async () => {
     const w = await channelWorld();
     try {

@@ -3,6 +3,7 @@ import { type IncomingHttpHeaders, type IncomingMessage, request as httpRequest,
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { KeptConnections } from './kept-connections';
 import { type OutboundGuard, OutboundRefusedError } from './outbound-guard';
 
 export interface BoundedFetchOptions {
@@ -33,6 +34,11 @@ export interface BoundedFetchOptions {
    */
   method?: 'GET' | 'POST';
   body?: string | Buffer;
+  /**
+   * Takes an idle connection of these to the same origin, and leaves the connection there once
+   * the answer was read whole. Absent: a connection of its own, closed when the fetch ends.
+   */
+  connections?: KeptConnections;
 }
 
 /** Why a fetch failed, for each caller to put in its own words. */
@@ -182,18 +188,20 @@ function requestOnce(url: URL, options: BoundedFetchOptions, signal: AbortSignal
       settled = true;
       clearTimeout(connectTimer);
       resolve(hop);
-      // Only ever called from the request's events and timers, so `request` is set by then.
-      request.destroy();
+      // Only ever called from the request's events and timers, so `request` is set by then. A
+      // body read whole leaves a kept connection to its agent; anything else may have left
+      // unread bytes or a late answer on it, so it is never used again.
+      if (hop.kind !== 'body' || options.connections === undefined) request.destroy();
     };
     const fail = (failure: BoundedFetchFailure) => settle({ kind: 'failed', failure: signal.aborted ? abortFailure() : failure });
 
-    // A one-off agent: no pooled socket outlives the fetch, and the connect deadline measures a real connect.
+    // Without kept connections, a one-off agent: no pooled socket outlives the fetch.
     const body = options.method === 'POST' ? Buffer.from(options.body ?? '') : null;
     const requestOptions: RequestOptions = {
       method: options.method ?? 'GET',
       headers: { ...options.headers, 'accept-encoding': 'identity', ...(body ? { 'content-length': String(body.length) } : {}) },
       signal,
-      agent: false,
+      agent: options.connections?.agentFor(url) ?? false,
       ...(lookup ? { lookup } : {}),
     };
     const onResponse = (response: IncomingMessage) => {

@@ -3,3 +3,4 @@
 export * from './outbound-deny';
 export * from './outbound-guard';
 export * from './bounded-fetch';
+export * from './kept-connections';

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import { LoopbackServers } from './loopback-servers';
 
 /** One request a receiver took: what a notification channel's tests read back. */
@@ -7,6 +8,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** Which of the receiver's connections, in the order they were opened (0 first), the request came on. */
+  connection: number;
 }
 
 /** How a receiver answers the `index`th request (0-based): a status after an optional delay, or never. */
@@ -33,11 +36,20 @@ export async function startHttpReceiver(
   const requests: ReceivedRequest[] = [];
   let answerOf = answer;
   const timers = new Set<NodeJS.Timeout>();
+  const connections = new WeakMap<Socket, number>();
+  let opened = 0;
   const url = await servers.serve((req, res) => {
+    if (!connections.has(req.socket)) connections.set(req.socket, opened++);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        connection: connections.get(req.socket)!,
+      };
       const index = requests.push(request) - 1;
       const reply = answerOf(request, index);
       if (reply === 'stall') return;

@@ -1,6 +1,8 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mintCertificate, type MintedCertificate } from '@certkeeper/domain/testing';
+import { DAY } from './fake-clock';
 import { callService, type RunningService, sharedServiceEnvironment, signInToService, startService, stopService } from './service-process';
 import { createTestDatabase } from './test-app';
 import { databaseUrl, withAdminClient } from './test-database';
@@ -19,6 +21,8 @@ export interface ReplicaPair {
     body?: string,
     contentType?: string,
   ): Promise<{ status: number; body: unknown }>;
+  /** Manual endpoints (tagged `tags`), made through b, with certificates 10 days from expiry: one 14-day alert each. */
+  expiringCertificates(prefix: string, count: number, tags?: string[]): Promise<MintedCertificate[]>;
 }
 
 /**
@@ -46,6 +50,9 @@ export function replicaPair(name: string, admin: { email: string; password: stri
     await rm(directory, { recursive: true, force: true });
   }, 60_000);
 
+  const call: ReplicaPair['call'] = (replica, method, path, body, contentType) =>
+    callService(replica, token, { method, path, body, contentType, timeoutMs: 120_000 });
+
   return {
     get a() {
       return pair.a;
@@ -56,7 +63,23 @@ export function replicaPair(name: string, admin: { email: string; password: stri
     get databaseUrl() {
       return databaseUrl(databaseName);
     },
-    call: (replica, method, path, body, contentType) =>
-      callService(replica, token, { method, path, body, contentType, timeoutMs: 120_000 }),
+    call,
+    expiringCertificates: async (prefix, count, tags = []) => {
+      const minted: MintedCertificate[] = [];
+      for (let n = 0; n < count; n += 1) {
+        const notAfter = new Date(Math.floor((Date.now() + 10 * DAY) / 1000) * 1000);
+        const certificate = await mintCertificate({
+          subject: `CN=${prefix}-${n}.example.com`,
+          notBefore: new Date(notAfter.getTime() - 90 * DAY),
+          notAfter,
+        });
+        const created = await call(pair.b, 'POST', '/endpoints', JSON.stringify({ name: `${prefix}-${n}`, type: 'manual', tags }));
+        const id = (created.body as { id: string }).id;
+        const attached = await call(pair.b, 'POST', `/endpoints/${id}/certificate`, certificate.pem, 'application/x-pem-file');
+        if (attached.status !== 201) throw new Error(`Attaching ${prefix}-${n}'s certificate answered ${attached.status}.`);
+        minted.push(certificate);
+      }
+      return minted;
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { type HttpReceiver, recordFigure, startHttpReceiver } from '@certkeeper/net/testing';
 import { BENCH_ADMIN, benchApiEnv, clusterCpuSeconds, cpuMsOf, login, memoryOf, startApi, stopApi, withBenchDatabase } from './lib';
 import { seedManualFleet } from './manual-fleet';
@@ -7,8 +7,10 @@ import { seedManualFleet } from './manual-fleet';
  * Notification channels (docs/api-contract.md section 17): the alert job delivering to 20 channels
  * (every kind) over 5,000 due certificates, each channel a local node:http receiver. Its rate,
  * deliveries per second, stands beside a bare HTTP client's rate to the same receivers (one
- * request at a time, a connection each, as the job posts), and the API process's peak memory
- * (VmHWM) beside its target. `--small`: 5 channels over 200 certificates, for a quick check.
+ * request at a time, a fresh connection each), and the API process's peak memory (VmHWM) beside
+ * its target. The job keeps each channel's connections for the run; the bare client's rate on one
+ * kept connection per receiver is printed too, for the record, not as the target's measure.
+ * `--small`: 5 channels over 200 certificates, for a quick check.
  */
 
 const SMALL = process.argv.includes('--small');
@@ -37,19 +39,26 @@ function seed(url: string): Promise<void> {
 }
 
 /**
- * The bare client: one POST at a time, a fresh connection each (as libs/net posts), `count` of
- * them; its rate, and the CPU per request of this process (client and receivers alike).
+ * The bare client: one POST at a time, `count` of them, a fresh connection each or, with
+ * `keptConnections`, one kept connection per receiver; its rate, and the CPU per request of this
+ * process (client and receivers alike).
  */
-async function bareRate(receivers: HttpReceiver[], count: number): Promise<{ rate: number; cpuMsEach: number }> {
+async function bareRate(
+  receivers: HttpReceiver[],
+  count: number,
+  { keptConnections = false } = {},
+): Promise<{ rate: number; cpuMsEach: number }> {
   const body = JSON.stringify({ text: 'x'.repeat(600) });
+  const agents = receivers.map(() => (keptConnections ? new Agent({ keepAlive: true, maxSockets: 1 }) : false));
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   for (let n = 0; n < count; n += 1) {
     const url = new URL(`${receivers[n % receivers.length].url}/bare`);
+    const agent = agents[n % receivers.length];
     await new Promise<void>((resolve, reject) => {
       const sent = request(
         url,
-        { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
         (res) => {
           res.resume();
           res.on('end', resolve);
@@ -61,6 +70,7 @@ async function bareRate(receivers: HttpReceiver[], count: number): Promise<{ rat
   }
   const rate = count / ((performance.now() - started) / 1000);
   const cpu = process.cpuUsage(cpuBefore);
+  for (const agent of agents) if (agent) agent.destroy();
   return { rate, cpuMsEach: (cpu.user + cpu.system) / 1000 / count };
 }
 
@@ -103,6 +113,7 @@ async function main(): Promise<void> {
       const jobRate = totals.alertsSent / seconds;
       const peak = (await memoryOf(api.pid)).peak;
       const bare = await bareRate(receivers, BARE_REQUESTS);
+      const bareKept = await bareRate(receivers, BARE_REQUESTS, { keptConnections: true });
       const ratio = jobRate / bare.rate;
       const perDelivery = (ms: number) => (ms / Math.max(1, totals.alertsSent)).toFixed(2);
 
@@ -124,6 +135,9 @@ async function main(): Promise<void> {
       }
       process.stdout.write(
         `  ${'CPU per delivery (PostgreSQL, API, receivers)'.padEnd(60)} ${perDelivery((cpuAfter.pg - cpuBefore.pg) * 1000)} ms, ${perDelivery(cpuAfter.api - cpuBefore.api)} ms, ${perDelivery((benchCpu.user + benchCpu.system) / 1000)} ms (bare client and receiver ${bare.cpuMsEach.toFixed(2)} ms)\n`,
+      );
+      process.stdout.write(
+        `  ${'bare client on one kept connection per receiver (no target)'.padEnd(60)} ${bareKept.rate.toFixed(0)}/s, ${bareKept.cpuMsEach.toFixed(2)} ms of CPU a request\n`,
       );
       process.stdout.write(
         `  ${'deliveries'.padEnd(60)} ${totals.alertsSent} sent, ${totals.alreadySent} already sent, ${totals.failed} failed, ${received} received in ${seconds.toFixed(1)} s\n`,

@@ -1,9 +1,13 @@
 import type { EventType } from '@certkeeper/domain/templates';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type QueryRunner } from 'typeorm';
+import type { QueryResult } from 'pg';
+import { DataSource } from 'typeorm';
 import { withAdvisoryLock, withAdvisoryTryLock } from '../../database/advisory-lock';
 import { ALERT_JOB_LOCK_KEY } from '../../database/advisory-lock-keys';
+import { inlined } from '../../database/inlined';
+import { checkOutConnection } from '../../database/pool';
+import type { SqlQuery } from '../../database/row-stream';
 import { inSubscriptionScope } from '../expiry/subscription-scope';
 import type { Recipient } from './recipient';
 import type { DeliveryFailure, DeliveryOutcome } from './senders/notification-sender';
@@ -96,7 +100,50 @@ export class AlertsRepository {
    * concurrent run's insert of the same key waits for us and then finds it delivered.
    */
   claimAndSend(key: DeliveryKey, recipient: RecipientOwner, at: Date, send: () => Promise<DeliveryOutcome>): Promise<ClaimResult> {
-    return this.claimOnce(async (runner) => (await insertDeliveries(runner, [key], recipient, at)).length > 0, send);
+    return this.claimOnce(insertDeliveries([key], recipient, at), send);
+  }
+
+  /**
+   * Several deliveries to one channel at once, claimed together in one transaction (docs/decisions
+   * /0027-notification-channels.md): inserts the rows not held yet, sends each claimed one, and
+   * before the commit deletes the rows of those the receiver did not accept, so the commit writes
+   * a row only for a 2xx, as claimAndSend does. A concurrent run's insert of one of the keys waits
+   * for the commit, then finds it delivered or, its row deleted, claims it itself. One result per
+   * key, in order; a failure of our own (the database) fails every delivery not yet committed.
+   */
+  async claimEachAndSend(
+    keys: DeliveryKey[],
+    recipient: RecipientOwner,
+    at: Date,
+    send: (key: DeliveryKey) => Promise<DeliveryOutcome>,
+  ): Promise<ClaimResult[]> {
+    const { client, release } = await checkOutConnection(this.dataSource);
+    // Null until the claim is in: then one outcome per key, null for a key a concurrent run held.
+    let outcomes: GroupOutcome[] | null = null;
+    try {
+      const [, claimed] = (await client.query(`BEGIN; ${inlined(insertDeliveries(keys, recipient, at))}`)) as unknown as QueryResult[];
+      const held = new Set((claimed.rows as DeliveryKey[]).map(deliveryKeyText));
+      outcomes = await Promise.all(
+        keys.map((key) =>
+          held.has(deliveryKeyText(key))
+            ? send(key).catch((cause: unknown) => ({ status: 'thrown' as const, cause }))
+            : Promise.resolve(null),
+        ),
+      );
+      const sent = outcomes;
+      const unaccepted = keys.filter((_, index) => sent[index] !== null && sent[index].status !== 'delivered');
+      const records = sent.flatMap((outcome) => (outcome?.status === 'delivered' && outcome.record ? [outcome.record] : []));
+      const writes = [...(unaccepted.length > 0 ? [deleteDeliveries(unaccepted)] : []), ...records];
+      await client.query([...writes.map(inlined), 'COMMIT'].join(';\n'));
+      release();
+      return sent.map(claimResultOf);
+    } catch (cause) {
+      // The connection is discarded, and the transaction, whatever its state, rolled back with it:
+      // nothing of the group was recorded, whatever the receiver accepted.
+      release(cause as Error);
+      if (outcomes === null) return keys.map(() => ({ outcome: 'failed', cause }));
+      return outcomes.map((outcome) => (outcome?.status === 'delivered' ? { outcome: 'failed', cause } : claimResultOf(outcome)));
+    }
   }
 
   /**
@@ -112,15 +159,13 @@ export class AlertsRepository {
   ): Promise<ClaimResult & { claimed: number }> {
     let claimed: DeliveryKey[] = [];
     return this.claimOnce(
-      async (runner) => {
-        claimed = await insertDeliveries(runner, keys, recipient, at);
-        return claimed.length > 0;
+      insertDeliveries(keys, recipient, at),
+      (rows) => {
+        claimed = rows as DeliveryKey[];
+        return send(claimed);
       },
-      () => send(claimed),
       // Not before the send: the channel's row stays unlocked for the log of the attempt.
-      async (runner) => {
-        await runner.query('UPDATE notification_channels SET last_digest_at = $2 WHERE id = $1', [recipient.channelId, at]);
-      },
+      { text: 'UPDATE notification_channels SET last_digest_at = $2 WHERE id = $1', values: [recipient.channelId, at] },
     ).then((result) => ({ ...result, claimed: claimed.length }));
   }
 
@@ -149,51 +194,56 @@ export class AlertsRepository {
 
   /** Claims one PagerDuty resolve the way claimAndSend claims a delivery: recorded only once PagerDuty accepted it. */
   claimResolutionAndSend(channelId: string, fingerprint: string, at: Date, send: () => Promise<DeliveryOutcome>): Promise<ClaimResult> {
-    return this.claimOnce(async (runner) => {
-      const rows = (await runner.query(
-        `INSERT INTO pagerduty_resolutions (channel_id, fingerprint, resolved_at) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING RETURNING fingerprint`,
-        [channelId, fingerprint, at],
-      )) as unknown[];
-      return rows.length > 0;
-    }, send);
+    return this.claimOnce(
+      {
+        text: `INSERT INTO pagerduty_resolutions (channel_id, fingerprint, resolved_at) VALUES ($1, $2, $3)
+               ON CONFLICT DO NOTHING RETURNING fingerprint`,
+        values: [channelId, fingerprint, at],
+      },
+      send,
+    );
   }
 
   /**
-   * The one exactly-once rule: `claim` inserts the rows inside an open transaction (false when a
+   * The one exactly-once rule: `claim` inserts the rows inside an open transaction (none when a
    * concurrent run holds them already), then `send`, and commit only once the receiver accepted.
    * A failed send rolls the claim back, retried next run; a concurrent run's insert of the same
-   * key waits for us and then finds it delivered. `afterSent` and the outcome's `recordWith` write
-   * what commits with the claim; they run after the send, so that no row they lock is held while
-   * the receiver answers.
+   * key waits for us and then finds it delivered. `afterSent` and the outcome's `record` commit
+   * with the claim; they run after the send, so that no row they lock is held while the receiver
+   * answers.
+   *
+   * Opening the transaction with the claim is one round trip, and the writes after the send with
+   * the commit another, instead of a round trip per statement: the statements go as one query
+   * string with their values written in (docs/decisions/0027-notification-channels.md).
    */
   private async claimOnce(
-    claim: (runner: QueryRunner) => Promise<boolean>,
-    send: () => Promise<DeliveryOutcome>,
-    afterSent?: (runner: QueryRunner) => Promise<void>,
+    claim: SqlQuery,
+    send: (claimed: unknown[]) => Promise<DeliveryOutcome>,
+    afterSent?: SqlQuery,
   ): Promise<ClaimResult> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    await runner.startTransaction();
+    const { client, release } = await checkOutConnection(this.dataSource);
     try {
-      if (!(await claim(runner))) {
-        await runner.commitTransaction();
+      // A query string of several statements answers one result per statement.
+      const [, claimed] = (await client.query(`BEGIN; ${inlined(claim)}`)) as unknown as QueryResult[];
+      if (claimed.rows.length === 0) {
+        await client.query('ROLLBACK');
+        release();
         return { outcome: 'already-sent' };
       }
-      const sent = await send();
+      const sent = await send(claimed.rows);
       if (sent.status === 'failed') {
-        await runner.rollbackTransaction();
+        await client.query('ROLLBACK');
+        release();
         return { outcome: 'failed', failure: sent.failure };
       }
-      await afterSent?.(runner);
-      await sent.recordWith?.(runner.manager);
-      await runner.commitTransaction();
+      const writes = [afterSent, sent.record].filter((write) => write !== undefined);
+      await client.query([...writes.map(inlined), 'COMMIT'].join(';\n'));
+      release();
       return { outcome: 'sent' };
     } catch (cause) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      // The connection is discarded, and the transaction, whatever its state, rolled back with it.
+      release(cause as Error);
       return { outcome: 'failed', cause };
-    } finally {
-      await runner.release();
     }
   }
 
@@ -217,13 +267,13 @@ export class AlertsRepository {
 }
 
 /** Inserts the outbox rows not held yet and answers the keys it inserted. */
-async function insertDeliveries(runner: QueryRunner, keys: DeliveryKey[], owner: RecipientOwner, at: Date): Promise<DeliveryKey[]> {
-  return (await runner.query(
-    `INSERT INTO notification_deliveries (recipient, event_type, fingerprint, bucket, user_id, channel_id, delivered_at)
-     SELECT k.recipient, k.event_type, k.fingerprint, k.bucket, $5, $6, $7
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(recipient, event_type, fingerprint, bucket)
-     ON CONFLICT DO NOTHING RETURNING recipient, event_type AS "eventType", fingerprint, bucket`,
-    [
+function insertDeliveries(keys: DeliveryKey[], owner: RecipientOwner, at: Date): SqlQuery {
+  return {
+    text: `INSERT INTO notification_deliveries (recipient, event_type, fingerprint, bucket, user_id, channel_id, delivered_at)
+           SELECT k.recipient, k.event_type, k.fingerprint, k.bucket, $5::uuid, $6::uuid, $7::timestamptz
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(recipient, event_type, fingerprint, bucket)
+           ON CONFLICT DO NOTHING RETURNING recipient, event_type AS "eventType", fingerprint, bucket`,
+    values: [
       keys.map((k) => k.recipient),
       keys.map((k) => k.eventType),
       keys.map((k) => k.fingerprint),
@@ -232,5 +282,30 @@ async function insertDeliveries(runner: QueryRunner, keys: DeliveryKey[], owner:
       owner.channelId,
       at,
     ],
-  )) as DeliveryKey[];
+  };
+}
+
+/** The rows of `keys`, deleted before a claim group commits: those the receiver did not accept. */
+function deleteDeliveries(keys: DeliveryKey[]): SqlQuery {
+  return {
+    text: `DELETE FROM notification_deliveries d
+            USING unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(recipient, event_type, fingerprint, bucket)
+            WHERE d.recipient = k.recipient AND d.event_type = k.event_type AND d.fingerprint = k.fingerprint AND d.bucket = k.bucket`,
+    values: [keys.map((k) => k.recipient), keys.map((k) => k.eventType), keys.map((k) => k.fingerprint), keys.map((k) => k.bucket)],
+  };
+}
+
+function deliveryKeyText(key: DeliveryKey): string {
+  return `${key.recipient}\n${key.eventType}\n${key.fingerprint}\n${key.bucket}`;
+}
+
+/** What became of one delivery of a claim group: not claimed (null: a concurrent run held it), sent, or thrown by our side. */
+type GroupOutcome = DeliveryOutcome | { status: 'thrown'; cause: unknown } | null;
+
+/** A claim group's result for one key. */
+function claimResultOf(outcome: GroupOutcome): ClaimResult {
+  if (outcome === null) return { outcome: 'already-sent' };
+  if (outcome.status === 'delivered') return { outcome: 'sent' };
+  if (outcome.status === 'thrown') return { outcome: 'failed', cause: outcome.cause };
+  return { outcome: 'failed', failure: outcome.failure };
 }

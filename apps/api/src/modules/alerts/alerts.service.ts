@@ -49,6 +49,7 @@ const USERS_PER_BATCH = 50;
 // channel's log, so 6 take at most 12 of the pool's 20 and leave the rest to the API's requests.
 const DELIVERIES_IN_FLIGHT = 6;
 // Of those, to one channel at once: a slow receiver holds at most these, the others keep going.
+// Also the most deliveries one claim group sends and claims together.
 const CHANNEL_IN_FLIGHT = 3;
 // Deliveries queued or under way before the job reads more due alerts: memory stays flat however many are due.
 const DELIVERIES_HELD = 10_000;
@@ -121,18 +122,32 @@ export class AlertsService {
     const { signal } = new AbortController();
     const lanes = new DeliveryLanes(DELIVERIES_IN_FLIGHT, DELIVERIES_HELD);
     const unanswered = new UnansweredChannels();
+    const run = { signal, totals, unanswered };
+    // A channel's deliveries go in claim groups of as many as it takes at once.
+    const forming = new Map<string, Pending[]>();
+    const startGroup = (group: Pending[]) =>
+      lanes.add(laneOf(group[0].recipient), () => this.deliverGroup(group, sessions.get(group[0].recipient.channel)!, run), group.length);
     try {
       for await (const batch of this.dueAlerts(recipients)) {
         totals.alreadySent += batch.alreadySent;
         for (const alert of batch.pending) {
-          if (alert.recipient.digest) {
-            digests.get(alert.recipient.key)?.push(alert);
+          const { recipient } = alert;
+          if (recipient.digest) {
+            digests.get(recipient.key)?.push(alert);
             continue;
           }
-          await lanes.add(laneOf(alert.recipient), () =>
-            this.deliver(alert, sessions.get(alert.recipient.channel)!, { signal, totals, unanswered }),
-          );
+          if (recipient.channelId === null) {
+            await lanes.add(laneOf(recipient), () => this.deliver(alert, sessions.get(recipient.channel)!, run));
+            continue;
+          }
+          const group = [...(forming.get(recipient.key) ?? []), alert];
+          forming.set(recipient.key, group);
+          if (group.length < CHANNEL_IN_FLIGHT) continue;
+          forming.delete(recipient.key);
+          await startGroup(group);
         }
+        for (const group of forming.values()) await startGroup(group);
+        forming.clear();
       }
       for (const [key, gathered] of digests) {
         const recipient = recipients.find((r) => r.key === key)!;
@@ -165,27 +180,55 @@ export class AlertsService {
     return result;
   }
 
-  /**
-   * One delivery, claimed and sent exactly once (AlertsRepository.claimAndSend). A channel that left
-   * a request unanswered past its deadline is not asked again this run: what remains for it counts
-   * as failed by timeout, unclaimed, and waits for the next run, so a stalled receiver costs the
-   * run one deadline, not one per delivery.
-   */
+  /** One e-mail, claimed and sent exactly once (AlertsRepository.claimAndSend). */
   private async deliver(
     alert: Pending,
     { sender, session }: { sender: NotificationSender; session: SenderSession },
     run: { signal: AbortSignal; totals: RunTotals; unanswered: UnansweredChannels },
   ): Promise<void> {
-    const { recipient } = alert;
-    if (run.unanswered.skip(recipient)) {
-      this.metrics.recordAlertOutcome(sender.channel, 'failed');
-      run.totals.add(UNASKED, 1, () => UNASKED.failure);
-      return;
-    }
     const notification = this.notificationOf(alert);
-    const result = await this.alerts.claimAndSend(alert.key, recipient, this.clock.now(), () =>
+    const result = await this.alerts.claimAndSend(alert.key, alert.recipient, this.clock.now(), () =>
       session.send(notification, { signal: run.signal }),
     );
+    this.count(alert, sender, result, run);
+  }
+
+  /**
+   * Deliveries to one channel, as many as it takes at once, sent together and claimed in one
+   * transaction (AlertsRepository.claimEachAndSend): each still recorded only once its receiver
+   * accepted it. A channel that left a request unanswered past its deadline is not asked again
+   * this run: what remains for it counts as failed by timeout, unclaimed, and waits for the next
+   * run, so a stalled receiver costs the run one deadline, not one per delivery.
+   */
+  private async deliverGroup(
+    alerts: Pending[],
+    { sender, session }: { sender: NotificationSender; session: SenderSession },
+    run: { signal: AbortSignal; totals: RunTotals; unanswered: UnansweredChannels },
+  ): Promise<void> {
+    const { recipient } = alerts[0];
+    if (run.unanswered.skip(recipient, alerts.length)) {
+      alerts.forEach(() => this.metrics.recordAlertOutcome(sender.channel, 'failed'));
+      run.totals.add(UNASKED, alerts.length, () => UNASKED.failure);
+      return;
+    }
+    const byKey = new Map(alerts.map((alert) => [alert.key, this.notificationOf(alert)]));
+    const results = await this.alerts.claimEachAndSend(
+      alerts.map((alert) => alert.key),
+      recipient,
+      this.clock.now(),
+      (key) => session.send(byKey.get(key)!, { signal: run.signal }),
+    );
+    results.forEach((result, index) => this.count(alerts[index], sender, result, run));
+  }
+
+  /** One delivery's result in the run's totals and metrics; a channel that timed out is asked nothing more this run. */
+  private count(
+    alert: Pending,
+    sender: NotificationSender,
+    result: ClaimResult,
+    run: { totals: RunTotals; unanswered: UnansweredChannels },
+  ): void {
+    const { recipient } = alert;
     this.metrics.recordAlertOutcome(sender.channel, result.outcome);
     run.totals.add(result, 1, () => this.reportFailure(sender, recipient, alert.key, result));
     if (recipient.channelId !== null && 'failure' in result && result.failure.reason === 'timeout') run.unanswered.add(recipient);
@@ -350,10 +393,10 @@ class UnansweredChannels {
     if (!this.channels.has(recipient.key)) this.channels.set(recipient.key, { channelId: recipient.channelId, count: 0 });
   }
 
-  /** True, and counted, when the recipient's channel stopped answering this run. */
-  skip(recipient: Recipient): boolean {
+  /** True, and `count` deliveries counted, when the recipient's channel stopped answering this run. */
+  skip(recipient: Recipient, count = 1): boolean {
     const unanswered = this.channels.get(recipient.key);
-    if (unanswered) unanswered.count += 1;
+    if (unanswered) unanswered.count += count;
     return unanswered !== undefined;
   }
 

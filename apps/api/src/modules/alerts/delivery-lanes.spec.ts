@@ -53,6 +53,27 @@ describe('DeliveryLanes', () => {
     expect(started).toHaveLength(5);
   });
 
+  it('counts a task of several deliveries as that many against its lane and the global limit', async () => {
+    const lanes = new DeliveryLanes(4, 100);
+    const started: string[] = [];
+    const group = gate(started, 'a-group');
+    await lanes.add({ key: 'a', limit: 3 }, group.task, 3);
+    const single = gate(started, 'a-single');
+    await lanes.add({ key: 'a', limit: 3 }, single.task);
+    const pair = gate(started, 'b-pair');
+    await lanes.add({ key: 'b', limit: 3 }, pair.task, 2);
+    const other = gate(started, 'c-single');
+    await lanes.add({ key: 'c', limit: 3 }, other.task);
+    // a's three fill its lane, and the pair would pass the global four: only c's single fits.
+    expect(started).toEqual(['a-group', 'c-single']);
+    group.release();
+    await tick();
+    // Four under way again: a's single beside c's, and b's pair.
+    expect(started.slice(2).sort()).toEqual(['a-single', 'b-pair']);
+    for (const g of [single, pair, other]) g.release();
+    await lanes.drain();
+  });
+
   it('makes add wait while the most it may hold are queued or under way', async () => {
     const lanes = new DeliveryLanes(1, 2);
     const started: string[] = [];

@@ -7,7 +7,7 @@ export interface Lane {
 
 interface LaneState extends Lane {
   running: number;
-  queue: (() => Promise<void>)[];
+  queue: { task: () => Promise<void>; weight: number }[];
 }
 
 /**
@@ -34,13 +34,17 @@ export class DeliveryLanes {
     private readonly maxHeld: number,
   ) {}
 
-  /** Queues `task` on its lane; waits only while `maxHeld` deliveries are queued or under way. */
-  async add(lane: Lane, task: () => Promise<void>): Promise<void> {
+  /**
+   * Queues `task` on its lane; waits only while `maxHeld` deliveries are queued or under way.
+   * `weight`: the deliveries the task makes at once (a channel's claim group), counted against
+   * the lane's limit and the global one alike.
+   */
+  async add(lane: Lane, task: () => Promise<void>, weight = 1): Promise<void> {
     while (this.held >= this.maxHeld) await this.nextChange();
     const state = this.lanes.get(lane.key) ?? { key: lane.key, limit: lane.limit, running: 0, queue: [] };
     this.lanes.set(lane.key, state);
-    state.queue.push(task);
-    this.held += 1;
+    state.queue.push({ task, weight });
+    this.held += weight;
     this.startWhatFits();
   }
 
@@ -61,7 +65,9 @@ export class DeliveryLanes {
     while (this.running < this.globalLimit) {
       let next: LaneState | null = null;
       for (const state of this.lanes.values()) {
-        if (state.running < state.limit && state.queue.length > 0 && (next === null || state.running < next.running)) next = state;
+        const weight = state.queue[0]?.weight;
+        const fits = weight !== undefined && state.running + weight <= state.limit && this.running + weight <= this.globalLimit;
+        if (fits && (next === null || state.running < next.running)) next = state;
       }
       if (next === null) return;
       // Last in the order of lanes: it started most recently.
@@ -71,17 +77,17 @@ export class DeliveryLanes {
     }
   }
 
-  private start(state: LaneState, task: () => Promise<void>): void {
-    state.running += 1;
-    this.running += 1;
+  private start(state: LaneState, { task, weight }: { task: () => Promise<void>; weight: number }): void {
+    state.running += weight;
+    this.running += weight;
     void task()
       .catch((error: unknown) => {
         this.failure ??= { error };
       })
       .finally(() => {
-        state.running -= 1;
-        this.running -= 1;
-        this.held -= 1;
+        state.running -= weight;
+        this.running -= weight;
+        this.held -= weight;
         if (state.running === 0 && state.queue.length === 0) this.lanes.delete(state.key);
         this.startWhatFits();
         const waiting = this.changed;

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { ChannelKind } from '@certkeeper/domain';
 import { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../../database/errors';
+import type { SqlQuery } from '../../database/row-stream';
 import type { Transaction } from '../../database/transaction';
 import { ChannelDeliveryEntity, type ChannelDeliveryStatus } from './channel-delivery.entity';
 import { NotificationChannelEntity } from './notification-channel.entity';
@@ -91,17 +92,32 @@ export class ChannelsRepository {
     return channel;
   }
 
-  /** Logs one attempt and keeps the channel's last delivery and last error up to date; in `transaction` when given. */
-  async recordAttempt(channelId: string, attempt: DeliveryAttempt, transaction?: Transaction): Promise<void> {
-    await (transaction ?? this.dataSource).query(
-      `WITH logged AS (
-         INSERT INTO notification_channel_deliveries (channel_id, at, event_type, fingerprint, threshold, status, http_status, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
-       UPDATE notification_channels
-          SET last_delivery_at = CASE WHEN $6 = 'failed' THEN last_delivery_at ELSE $2 END, last_error = $8
-        WHERE id = $1`,
-      [channelId, attempt.at, attempt.eventType, attempt.fingerprint, attempt.threshold, attempt.status, attempt.httpStatus, attempt.error],
-    );
+  /** Logs one attempt and keeps the channel's last delivery and last error up to date. */
+  async recordAttempt(channelId: string, attempt: DeliveryAttempt): Promise<void> {
+    const { text, values } = this.attemptRecord(channelId, attempt);
+    await this.dataSource.query(text, values);
+  }
+
+  /** recordAttempt's statement, for a caller that commits it with its own writes (a delivery's claim). */
+  attemptRecord(channelId: string, attempt: DeliveryAttempt): SqlQuery {
+    return {
+      text: `WITH logged AS (
+               INSERT INTO notification_channel_deliveries (channel_id, at, event_type, fingerprint, threshold, status, http_status, error)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+             UPDATE notification_channels
+                SET last_delivery_at = CASE WHEN $6 = 'failed' THEN last_delivery_at ELSE $2 END, last_error = $8
+              WHERE id = $1`,
+      values: [
+        channelId,
+        attempt.at,
+        attempt.eventType,
+        attempt.fingerprint,
+        attempt.threshold,
+        attempt.status,
+        attempt.httpStatus,
+        attempt.error,
+      ],
+    };
   }
 
   /** Newest first. */

@@ -124,15 +124,15 @@ export class EndpointsRepository {
 
   /**
    * One page in the requested order, and the number of all matches. A search (`q`) or a findings
-   * filter is counted first: how many match decides how its page is found (sortsMatches); other
+   * filter is counted first: how many match decides how its page is found (windowSearch); other
    * pages count alongside.
    */
   async findPage(filter: EndpointFilter): Promise<{ rows: EndpointRow[]; total: number }> {
     const counted = matching(filter);
     const count = this.countOf(counted.where, counted.params, filter);
-    const sortMatches = await this.sortsMatches(filter, count);
-    const { where, params } = sortMatches ? matching(filter, { fewMatches: true }) : counted;
-    const order = orderOf(filter.sort ?? 'name', sortMatches);
+    const search = await this.windowSearch(filter, count);
+    const { where, params } = search === 'probe' ? counted : matching(filter, { search });
+    const order = orderOf(filter.sort ?? 'name', search === 'sort');
     const param = (value: unknown) => `$${params.push(value)}`;
     const [rows, total] = await Promise.all([
       // The window is chosen over (sort key, id) alone, an index-only scan even at a deep offset;
@@ -173,18 +173,16 @@ export class EndpointsRepository {
   }
 
   /**
-   * Whether the page is sorted from its `matches` rather than found by walking the sort key's
-   * index and testing each row. A search sorts up to substringSearchLimits' bound (see like.ts).
-   * A findings filter tests each row of the walk against its findings row, about half what
-   * looking up and sorting one match costs, and the walk finds the window after about window ×
-   * endpoints / matches rows: the matches are sorted while matches² ≤ window × endpoints / 2 (at
-   * 100,000 endpoints and the first page, up to 1,581 matches; docs/performance.md, "Findings").
+   * How the page's window is found (WindowSearch). A search (`q`) sorts its matches up to
+   * substringSearchLimits' bound (see like.ts) and otherwise walks. A findings filter takes the
+   * cheapest of the three by findingsWindowCosts.
    */
-  private async sortsMatches(filter: EndpointFilter, count: Promise<number>): Promise<boolean> {
-    if (filter.q) return searchSortsMatches(await count);
-    if (!filtersByFindings(filter)) return false;
+  private async windowSearch(filter: EndpointFilter, count: Promise<number>): Promise<WindowSearch> {
+    if (filter.q) return searchSortsMatches(await count) ? 'sort' : 'probe';
+    if (!filtersByFindings(filter)) return 'probe';
     const [matches, endpoints] = await Promise.all([count, this.counts.count(countQuery('', []), ['endpoints'])]);
-    return 2 * matches * matches <= (filter.offset + filter.limit) * endpoints;
+    const costs = findingsWindowCosts(matches, filter.offset + filter.limit, endpoints);
+    return (Object.keys(costs) as WindowSearch[]).reduce((cheapest, search) => (costs[search] < costs[cheapest] ? search : cheapest));
   }
 
   /**
@@ -341,10 +339,11 @@ export class EndpointsRepository {
 
 /**
  * The WHERE clause of the list filters and its parameters, shared by the page, its count and the
- * export. `fewMatches`: the page sorts its matches (sortsMatches), so the endpoints showing the
- * findings asked for are looked up by id, not joined to a read of every endpoint.
+ * export. `search` says how the page's window is found (WindowSearch): the endpoints showing the
+ * findings asked for are then looked up by id (`sort`), or hashed once and each walked row tested
+ * against them (`hash`), rather than joined row by row (`probe`, the default).
  */
-function matching(criteria: EndpointCriteria, { fewMatches = false } = {}): { where: string; params: unknown[] } {
+function matching(criteria: EndpointCriteria, { search = 'probe' }: { search?: WindowSearch } = {}): { where: string; params: unknown[] } {
   const conditions: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
@@ -360,17 +359,52 @@ function matching(criteria: EndpointCriteria, { fewMatches = false } = {}): { wh
     conditions.push(criteria.superseded ? SERVES_SUPERSEDED : `NOT ${SERVES_SUPERSEDED}`);
   }
   // Stored findings, GIN-indexed (migration RevocationAndFindings): an index lookup, never an evaluation.
-  if (criteria.findings?.length) {
-    const showing = `SELECT endpoint_id FROM endpoint_findings WHERE codes && ${param(criteria.findings)}::text[]`;
-    conditions.push(fewMatches ? `e.id = ANY(ARRAY(${showing}))` : `e.id IN (${showing})`);
-  }
-  if (criteria.hasFindings && fewMatches)
-    conditions.push(`e.id = ANY(ARRAY(SELECT endpoint_id FROM endpoint_findings WHERE codes <> '{}'))`);
+  if (criteria.findings?.length)
+    conditions.push(
+      showingFindings(`SELECT endpoint_id FROM endpoint_findings WHERE codes && ${param(criteria.findings)}::text[]`, search),
+    );
+  if (criteria.hasFindings && search !== 'probe')
+    conditions.push(showingFindings(`SELECT endpoint_id FROM endpoint_findings WHERE codes <> '{}'`, search));
   else if (criteria.hasFindings !== undefined)
     conditions.push(
       `${criteria.hasFindings ? '' : 'NOT '}EXISTS (SELECT 1 FROM endpoint_findings hf WHERE hf.endpoint_id = e.id AND hf.codes <> '{}')`,
     );
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+/**
+ * `e` is among the endpoints `showing` selects, written for the window's search:
+ * - `sort`: by id, so that PostgreSQL looks each match up rather than joining them to a read of
+ *   every endpoint;
+ * - `hash`: a test PostgreSQL cannot turn into a join (`IS TRUE`), so it hashes the matches once
+ *   and tests each row of the walk against the hash;
+ * - `probe`: a semi-join, which the walk answers by looking up each row's findings.
+ */
+function showingFindings(showing: string, search: WindowSearch): string {
+  if (search === 'sort') return `e.id = ANY(ARRAY(${showing}))`;
+  if (search === 'hash') return `(e.id IN (${showing})) IS TRUE`;
+  return `e.id IN (${showing})`;
+}
+
+/**
+ * How a filtered page's window is found:
+ * - `probe`: walking the sort key's index, testing each row (by looking up its findings);
+ * - `hash`: walking the index, testing each row against the matches, read once and hashed;
+ * - `sort`: reading the matches, looking each up and sorting them.
+ */
+type WindowSearch = 'probe' | 'hash' | 'sort';
+
+/**
+ * What each way of finding the window costs a findings filter, in look-ups of one endpoint's
+ * findings row (docs/performance.md, "Findings"). A walk finds the window after about
+ * window × endpoints / matches rows. Probing tests each with a look-up; the hashed walk reads each
+ * match once from the GIN index (about half a look-up) and then passes a walked row for a
+ * twentieth; sorting looks each match up and sorts it (about two). At 100,000 endpoints and the
+ * first page: sorted up to about 400 matches, hashed up to about 3,000, probed above.
+ */
+function findingsWindowCosts(matches: number, window: number, endpoints: number): Record<WindowSearch, number> {
+  const walked = (window * endpoints) / Math.max(matches, 1);
+  return { probe: walked, hash: matches / 2 + walked / 20, sort: 2 * matches };
 }
 
 function filtersByFindings(criteria: EndpointCriteria): boolean {
@@ -409,7 +443,7 @@ const SORT_KEYS: Record<EndpointSortKey, { column: string; type: SortKeyType; co
 
 /**
  * The ORDER BY of the page's window and of its rows. When the matches are to be sorted (a search or
- * findings filter with few matches, see sortsMatches) the window's key is an expression no index
+ * findings filter with few matches, see windowSearch) the window's key is an expression no index
  * serves (unindexedSortKey), so that they are read first rather than found by walking the key's
  * index; the rows keep the plain order.
  */

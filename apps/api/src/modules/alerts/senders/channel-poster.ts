@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { boundedFetch, type BoundedFetchFailure, type OutboundGuard } from '@certkeeper/net';
+import { boundedFetch, type BoundedFetchFailure, type KeptConnections, type OutboundGuard } from '@certkeeper/net';
 import { Clock } from '../../../common/clock';
 import { outboundGuardFor } from '../../../common/net/outbound-guard';
 import { USER_AGENT } from '../../../common/version';
@@ -53,13 +53,15 @@ export class ChannelPoster {
   /**
    * `inClaim`: the caller claims the delivery (AlertsRepository.claimOnce), which then commits a
    * delivered attempt's log row with its claim; a failed attempt is logged at once either way.
+   * `connections`: the channel's kept connections for a run of requests to it; without them, a
+   * connection of its own.
    */
   async post(
     channel: OpenChannel,
     message: ChannelMessage,
     subject: AttemptSubject,
     signal: AbortSignal,
-    { inClaim = false }: { inClaim?: boolean } = {},
+    { inClaim = false, connections }: { inClaim?: boolean; connections?: KeptConnections } = {},
   ): Promise<PostOutcome> {
     signal.throwIfAborted();
     const result = await boundedFetch(channel.url, {
@@ -71,6 +73,7 @@ export class ChannelPoster {
       maxRedirects: 0,
       guard: this.guard,
       signal,
+      connections,
     });
     const outcome: PostOutcome = result.ok
       ? { status: 'delivered', httpStatus: result.status }
@@ -85,7 +88,7 @@ export class ChannelPoster {
       error: outcome.status === 'failed' ? outcome.failure.description : null,
     };
     if (inClaim && outcome.status === 'delivered') {
-      return { ...outcome, recordWith: (transaction) => this.channels.recordAttempt(channel.id, attempt, transaction) };
+      return { ...outcome, record: this.channels.attemptRecord(channel.id, attempt) };
     }
     await this.channels.recordAttempt(channel.id, attempt);
     return outcome;

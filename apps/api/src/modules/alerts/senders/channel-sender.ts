@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { ChannelKind } from '@certkeeper/domain';
+import { KeptConnections } from '@certkeeper/net';
 import { ChannelsService, type OpenChannel } from '../../channels/channels.service';
 import { type AttemptSubject, type ChannelMessage, ChannelPoster, type PostOutcome } from './channel-poster';
 import type { DeliveryOutcome, Notification, NotificationSender, SenderSession } from './notification-sender';
 
 const TEST_SUBJECT: AttemptSubject = { eventType: 'test', fingerprint: null, threshold: null, onSuccess: 'delivered' };
 const DIGEST_SUBJECT: AttemptSubject = { eventType: 'digest', fingerprint: null, threshold: null, onSuccess: 'delivered' };
-// The alert job claims each delivery and commits its log row with the claim.
-const IN_CLAIM = { inClaim: true };
 
 /**
  * A notification channel kind's sender (docs/api-contract.md section 17): a run's session serves
@@ -46,25 +45,32 @@ export abstract class ChannelSender<Run = unknown> implements NotificationSender
     if (open.length === 0) return null;
     const run = await this.openRun();
     const byId = new Map(open.map((channel) => [channel.id, channel]));
-    const withChannel = async (notification: Notification, post: (channel: OpenChannel) => Promise<DeliveryOutcome>) => {
+    // Each channel's own connections for the run: a delivery takes one its channel's last
+    // delivery left open instead of connecting again, and never one to another channel.
+    const connections = new Map(open.map((channel) => [channel.id, new KeptConnections()]));
+    // The alert job claims each delivery and commits its log row with the claim.
+    const withChannel = async (
+      notification: Notification,
+      post: (channel: OpenChannel, options: { inClaim: true; connections: KeptConnections }) => Promise<DeliveryOutcome>,
+    ) => {
       const channel = byId.get(notification.recipient.channelId ?? '');
-      return channel ? post(channel) : UNOPENED;
+      return channel ? post(channel, { inClaim: true, connections: connections.get(channel.id)! }) : UNOPENED;
     };
     const digestMessage = this.digestMessage?.bind(this);
     const finishRun = this.finishRun?.bind(this);
     return {
       send: (notification, { signal }) =>
-        withChannel(notification, async (channel) =>
-          this.poster.post(channel, await this.message(notification, channel, run), subjectOf(notification), signal, IN_CLAIM),
+        withChannel(notification, async (channel, options) =>
+          this.poster.post(channel, await this.message(notification, channel, run), subjectOf(notification), signal, options),
         ),
       ...(digestMessage && {
         sendDigest: (notifications: Notification[], { signal }: { signal: AbortSignal }) =>
-          withChannel(notifications[0], async (channel) =>
-            this.poster.post(channel, digestMessage(notifications, channel, run), DIGEST_SUBJECT, signal, IN_CLAIM),
+          withChannel(notifications[0], async (channel, options) =>
+            this.poster.post(channel, digestMessage(notifications, channel, run), DIGEST_SUBJECT, signal, options),
           ),
       }),
       ...(finishRun && { finish: ({ signal }: { signal: AbortSignal }) => finishRun(open, signal) }),
-      close: () => undefined,
+      close: () => connections.forEach((kept) => kept.close()),
     };
   }
 

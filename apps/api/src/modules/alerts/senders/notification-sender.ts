@@ -1,5 +1,5 @@
 import type { Channel, EventType, TemplateValues } from '@certkeeper/domain/templates';
-import type { Transaction } from '../../../database/transaction';
+import type { SqlQuery } from '../../../database/row-stream';
 import type { SmtpFailureReason } from '../../mail/smtp-failure';
 import type { CandidateCertificate } from '../facts/fact-loader';
 import type { Recipient } from '../recipient';
@@ -31,7 +31,7 @@ export type DeliveryOutcome =
   | {
       status: 'delivered';
       /** What commits with the delivery's claim (a channel's log row), in the claim's transaction: one commit per delivery, not two. */
-      recordWith?: (transaction: Transaction) => Promise<void>;
+      record?: SqlQuery;
     }
   | { status: 'failed'; failure: DeliveryFailure };
 
