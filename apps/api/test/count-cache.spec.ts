@@ -25,14 +25,10 @@ describe('exact totalCount from the count cache', () => {
 
   const total = async (query: string) =>
     ((await t.http.get(`/api/v1/endpoints?${query}`).set(bearer(admin)).expect(200)).body as Page).totalCount;
-  /** The list's total once it is `expected`, or after 3 s: a notification takes milliseconds, not a request. */
-  const eventuallyTotal = async (query: string, expected: number) =>
-    expect(
-      await eventually(
-        () => total(query),
-        (value) => value === expected,
-      ),
-    ).toBe(expected);
+  /** Expects what `read` answers once it is `expected`, or after 3 s: a notification takes milliseconds, not a request. */
+  const expectEventually = async (read: () => Promise<number>, expected: number) =>
+    expect(await eventually(read, (value) => value === expected)).toBe(expected);
+  const eventuallyTotal = (query: string, expected: number) => expectEventually(() => total(query), expected);
   const listening = () => t.app.get(DatabaseNotifications).listening;
   const insertEndpoint = (client: Client, name: string, tags: string[] = []) =>
     client.query(`INSERT INTO endpoints (name, type, tags, search_text) VALUES ($1, 'manual', $2, lower($1))`, [name, tags]);
@@ -214,5 +210,63 @@ describe('exact totalCount from the count cache', () => {
     await eventuallyTotal('q=count-&superseded=true', 1);
     await other.query(`UPDATE endpoint_certificates SET superseded_by = NULL WHERE fingerprint = repeat('e1', 32)`);
     await eventuallyTotal('q=count-&superseded=true', 0);
+  });
+
+  it('keeps the active list’s total following links made current, historical or of another use on another connection, and not a re-sighting', async () => {
+    const active = async (query: string) =>
+      Number((await t.http.get(`/api/v1/certificates/active?limit=1&${query}`).set(bearer(admin)).expect(200)).headers['x-total-count']);
+    const activeEventually = (query: string, expected: number) => expectEventually(() => active(query), expected);
+    const link = (set: string) => other.query(`UPDATE endpoint_certificates SET ${set} WHERE fingerprint = repeat('a7', 32)`);
+    await other.query(
+      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text,
+              not_before, not_after, key_algorithm, signature_algorithm, is_ca, self_signed)
+       VALUES (repeat('a7', 32), repeat('a7', 20), '\\x00', 'a7', 'CN=counted-link', 'CN=counted-link', 'counted-link.example',
+               '{}', 'counted-link.example', now(), now() + interval '1 day', 'ECDSA', 'ecdsa-with-SHA256', false, true)`,
+    );
+    const before = await active('');
+    const evenBefore = await active('tag=count:even');
+    const manualBefore = await active('certUse=manual');
+    countQueries = 0;
+    expect(await active('')).toBe(before);
+    expect(countQueries).toBe(0);
+
+    await other.query(
+      `INSERT INTO endpoint_certificates (endpoint_id, fingerprint, cert_use, is_current, not_after, first_seen_at, last_seen_at)
+       SELECT id, repeat('a7', 32), 'manual', true, now() + interval '1 day', now(), now() FROM endpoints WHERE name = 'count-4'`,
+    );
+    await activeEventually('', before + 1);
+    await activeEventually('tag=count:even', evenBefore + 1);
+    await activeEventually('certUse=manual', manualBefore + 1);
+
+    // A re-sighting sets the link current again: no notification, the count stays cached. Notifications
+    // of one session arrive in commit order, so once the marker certificate shows, the re-sighting's would have.
+    await link('is_current = true, last_seen_at = now()');
+    await other.query(
+      `INSERT INTO certificates (fingerprint, sha1_fingerprint, der, serial_number, subject, issuer, common_name, sans, search_text,
+              not_before, not_after, key_algorithm, signature_algorithm, is_ca, self_signed)
+       VALUES (repeat('a8', 32), repeat('a8', 20), '\\x00', 'a8', 'CN=link-marker', 'CN=link-marker', 'link-marker.example',
+               '{}', 'link-marker.example', now(), now() + interval '1 day', 'ECDSA', 'ecdsa-with-SHA256', false, true)`,
+    );
+    const markers = async () => ((await t.http.get('/api/v1/search?q=link-marker').set(bearer(admin)).expect(200)).body as Page).totalCount;
+    expect(await eventually(markers, (value) => value === 1)).toBe(1);
+    countQueries = 0;
+    expect(await active('')).toBe(before + 1);
+    expect(countQueries).toBe(0);
+
+    await link(`cert_use = 'tls'`);
+    await activeEventually('certUse=manual', manualBefore);
+    await link('is_current = false');
+    await activeEventually('', before);
+    await activeEventually('tag=count:even', evenBefore);
+    await link('is_current = true');
+    await activeEventually('', before + 1);
+    await other.query(`DELETE FROM endpoint_certificates WHERE fingerprint = repeat('a7', 32)`);
+    await activeEventually('', before);
+  });
+
+  it('counts the expiring list every time: its count depends on the clock', async () => {
+    await t.http.get('/api/v1/certificates/expiring?days=30&limit=1').set(bearer(admin)).expect(200);
+    await t.http.get('/api/v1/certificates/expiring?days=30&limit=1').set(bearer(admin)).expect(200);
+    expect(countQueries).toBe(2);
   });
 });

@@ -120,6 +120,45 @@ describe('rotations', () => {
     expect(rows[0].regressions).toEqual(['chainComplete', 'keySize', 'sans', 'extendedKeyUsage']);
   });
 
+  it('records each rotation of one post with its own comparison, endpoints rotating alike sharing theirs', async () => {
+    const [first, second, third] = [await hostEndpoint(), await hostEndpoint(), await hostEndpoint()];
+    const { intermediate: issuer } = await mintChain();
+    const named = { subject: 'CN=fleet.example.com', issuer, sans: ['fleet.example.com'] };
+    const shared = await mintCertificate({ ...named, notBefore: issuedDaysAgo(60) });
+    const own = await mintCertificate({ ...named, keys: await generateKeyPair('ecdsa-p384'), notBefore: issuedDaysAgo(60) });
+    const renewal = await mintCertificate({ ...named, notBefore: issuedDaysAgo(1) });
+    const post = (presented: [string, MintedCertificate][]) => {
+      t.clock.advance(MINUTE);
+      return t.http
+        .post('/api/v1/scanner/results')
+        .set(bearer(scannerToken))
+        .send({ results: presented.map(([endpointId, minted]) => hostScanResult(endpointId, [minted], t.clock.now())) })
+        .expect(200);
+    };
+    await post([
+      [first, shared],
+      [second, shared],
+      [third, own],
+    ]);
+    await post([
+      [first, renewal],
+      [second, renewal],
+      [third, renewal],
+    ]);
+
+    const alike = { fromFingerprint: sha256(shared), toFingerprint: sha256(renewal), changes: [], regressions: [] };
+    expect((await rotations(first)).rows).toEqual([expect.objectContaining(alike)]);
+    expect((await rotations(second)).rows).toEqual([expect.objectContaining(alike)]);
+    expect((await rotations(third)).rows).toEqual([
+      expect.objectContaining({
+        fromFingerprint: sha256(own),
+        toFingerprint: sha256(renewal),
+        changes: [{ field: 'keySize', from: 384, to: 256 }],
+        regressions: ['keySize'],
+      }),
+    ]);
+  });
+
   it('records uploads too, and a reactivated older certificate as a rollback; newest first in windows', async () => {
     const id = await manualEndpoint();
     const older = await mintCertificate({ subject: 'CN=app.example.com', sans: ['app.example.com'], notBefore: issuedDaysAgo(80) });

@@ -7,7 +7,7 @@ import type { SqlQuery } from './row-stream';
 /** The channel migration 1795320000000 notifies, with the table's name, when a counted row changes. */
 export const COUNT_CHANNEL = 'certkeeper_counts';
 
-/** The tables whose counted columns notify (migrations 1795320000000, 1796400000000 for the links' renewals, 1796607200000 for the findings' codes). */
+/** The tables whose counted columns notify (migrations 1795320000000, 1796400000000 for the links' renewals, 1796607200000 for the findings' codes, 1796800000000 for the links' currency and use). */
 const COUNTED_TABLES = ['endpoints', 'certificates', 'endpoint_certificates', 'endpoint_findings'] as const;
 export type CountedTable = (typeof COUNTED_TABLES)[number];
 

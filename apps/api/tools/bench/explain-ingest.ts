@@ -82,10 +82,7 @@ async function main(): Promise<void> {
         await linksService.applySightings(sightings(links, presented), explaining);
         await findings.savePresentedChains(chains(links, presented), explaining);
         // What recomputing the findings of the endpoints whose leaf changed reads.
-        if (batch === 'rotating') {
-          await findings.loadInputs(ids, explaining);
-          await findings.renewalFacts(ids, { now: new Date(), renewalInfo: true }, explaining);
-        }
+        if (batch === 'rotating') await findings.loadInputs(ids, { now: new Date(), renewalInfo: true }, explaining);
         await runner.rollbackTransaction();
         await runner.release();
       }

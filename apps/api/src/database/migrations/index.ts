@@ -29,6 +29,7 @@ import { SetBasedLinkUpkeep1796403600000 } from './1796403600000-SetBasedLinkUpk
 import { OcspAnswerReuse1796600000000 } from './1796600000000-OcspAnswerReuse';
 import { SettingsChangeSignal1796603600000 } from './1796603600000-SettingsChangeSignal';
 import { FindingCountChangeSignal1796607200000 } from './1796607200000-FindingCountChangeSignal';
+import { ActiveLinkCountChangeSignal1796800000000 } from './1796800000000-ActiveLinkCountChangeSignal';
 
 /** Every migration in order. Landed migrations are immutable: add a new one instead. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   OcspAnswerReuse1796600000000,
   SettingsChangeSignal1796603600000,
   FindingCountChangeSignal1796607200000,
+  ActiveLinkCountChangeSignal1796800000000,
 ];

@@ -1,5 +1,6 @@
 import type { CertificateRevocationEntity } from '../revocation/certificate-revocation.entity';
 import { certificateToPem, daysRemaining } from '@certkeeper/domain';
+import { isoTimestamp } from '../../common/http/iso-timestamp';
 import { toCurrentCertificate } from '../endpoints/endpoints.mapper';
 import type { LinkedEndpointRow } from '../links/links.repository';
 import type { CertificateEntity } from './certificate.entity';
@@ -20,8 +21,8 @@ export function toCertificateSummary(row: CertificateSummary, now: Date): Certif
     sans: row.sans,
     issuerCommonName: row.issuerCommonName,
     serialNumber: row.serialNumber,
-    notBefore: row.notBefore.toISOString(),
-    notAfter: row.notAfter.toISOString(),
+    notBefore: isoTimestamp(row.notBefore),
+    notAfter: isoTimestamp(row.notAfter),
     daysRemaining: daysRemaining(row.notAfter, now),
     keyAlgorithm: row.keyAlgorithm,
     keySize: row.keySize,

@@ -238,8 +238,8 @@ export class CertificatesRepository {
    * to `onRow` as it arrives; resolves to the number of all matches.
    */
   readActivePage(filter: ActiveFilter, onRow: (row: ActiveLinkRow) => void): Promise<number> {
-    const { select, count } = this.activeQueries(filter);
-    return this.readWindow(select, count, filter, onRow);
+    const { select, count, countedTables } = this.activeQueries(filter);
+    return this.readWindow(select, count, filter, onRow, countedTables);
   }
 
   /** Every current link the active (or expiring) filters match, soonest expiry first, for an export. */
@@ -247,7 +247,7 @@ export class CertificatesRepository {
     return openRowStream(this.dataSource, this.activeQueries(criteria).select);
   }
 
-  private activeQueries(criteria: ActiveCriteria): { select: SqlQuery; count: SqlQuery } {
+  private activeQueries(criteria: ActiveCriteria): { select: SqlQuery; count: SqlQuery; countedTables?: CountedTable[] } {
     const params = new Params();
     const conditions = ['l.is_current'];
     if (criteria.notAfterBefore) conditions.push(`l.not_after < ${params.add(criteria.notAfterBefore)}`);
@@ -257,8 +257,17 @@ export class CertificatesRepository {
     const where = `WHERE ${conditions.join(' AND ')}`;
     const from = 'FROM endpoint_certificates l JOIN endpoints e ON e.id = l.endpoint_id';
     // Counting needs the endpoints only to filter by them; without such a filter the partial index answers alone.
-    const countFrom = criteria.type || criteria.tags?.length ? from : 'FROM endpoint_certificates l';
+    const byEndpoint = Boolean(criteria.type || criteria.tags?.length);
+    const countFrom = byEndpoint ? from : 'FROM endpoint_certificates l';
     const countValues = [...params.values];
+    // The active list's count reads only counted columns (the links' currency and use, the
+    // endpoints' type and tags) and comes from the count cache; the expiring list's depends on the
+    // clock, which nothing notifies, and is counted every time.
+    const countedTables: CountedTable[] | undefined = criteria.notAfterBefore
+      ? undefined
+      : byEndpoint
+        ? ['endpoint_certificates', 'endpoints']
+        : ['endpoint_certificates'];
     return {
       select: {
         text: `SELECT l.endpoint_id AS "endpointId", e.name AS "endpointName", e.type AS "endpointType", e.tags AS "endpointTags",
@@ -272,6 +281,7 @@ export class CertificatesRepository {
         values: params.values,
       },
       count: { text: `SELECT count(*)::int AS total ${countFrom} ${where}`, values: countValues },
+      countedTables,
     };
   }
 
@@ -309,15 +319,16 @@ export class CertificatesRepository {
 
   /**
    * One window of `select` (which must not be paged yet), each row to `onRow` as it arrives and none
-   * kept (database/pool.ts), and the number of all its rows.
+   * kept (database/pool.ts), and the number of all its rows (from the count cache with `countedTables`).
    */
   private async readWindow<T>(
     select: SqlQuery,
     count: SqlQuery,
     window: { limit: number; offset: number },
     onRow: (row: T) => void,
+    countedTables?: CountedTable[],
   ): Promise<number> {
-    const [, total] = await Promise.all([forEachRow(this.dataSource, windowOf(select, window), onRow), this.countOf(count)]);
+    const [, total] = await Promise.all([forEachRow(this.dataSource, windowOf(select, window), onRow), this.countOf(count, countedTables)]);
     return total;
   }
 

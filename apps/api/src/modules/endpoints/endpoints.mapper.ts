@@ -1,4 +1,5 @@
 import { daysRemaining, describeFindings } from '@certkeeper/domain';
+import { isoTimestamp } from '../../common/http/iso-timestamp';
 import type { CurrentCertificateRow } from '../links/links.repository';
 import { type SupersededBy, supersededByOf } from '../renewals/superseded-by';
 import type {
@@ -60,18 +61,18 @@ export function toCurrentCertificate(row: CurrentCertificateRow, now: Date): Cur
     commonName: row.commonName,
     sans: row.sans,
     issuerCommonName: row.issuerCommonName,
-    notBefore: row.notBefore.toISOString(),
-    notAfter: row.notAfter.toISOString(),
+    notBefore: isoTimestamp(row.notBefore),
+    notAfter: isoTimestamp(row.notAfter),
     daysRemaining: daysRemaining(row.notAfter, now),
-    firstSeenAt: row.firstSeenAt.toISOString(),
-    lastSeenAt: row.lastSeenAt.toISOString(),
+    firstSeenAt: isoTimestamp(row.firstSeenAt),
+    lastSeenAt: isoTimestamp(row.lastSeenAt),
     supersededBy: toSupersededBy(supersededByOf(row)),
   };
 }
 
 function toSupersededBy(renewal: SupersededBy | null): SupersededByDto | null {
   if (renewal === null) return null;
-  return { fingerprint: renewal.fingerprint, notBefore: renewal.notBefore.toISOString(), firstSeenAt: renewal.firstSeenAt.toISOString() };
+  return { fingerprint: renewal.fingerprint, notBefore: isoTimestamp(renewal.notBefore), firstSeenAt: isoTimestamp(renewal.firstSeenAt) };
 }
 
 export function toBulkResult(outcomes: BulkRowOutcome[], now: Date): BulkResultDto {

@@ -7,7 +7,7 @@ import { inSubscriptionScope } from '../expiry/subscription-scope';
 import type { FindingCertificate, FindingInputs, RenewalFindingFacts } from '@certkeeper/domain';
 
 /** An endpoint's findings inputs as stored, with what it shows now. */
-export interface StoredFindingInputs extends Omit<FindingInputs, 'renewal'> {
+export interface StoredFindingInputs extends FindingInputs {
   endpointId: string;
   codes: string[];
   ignored: string[];
@@ -21,40 +21,27 @@ export interface FindingEndpointRow {
   codes: string[];
 }
 
-type InputRow = Omit<StoredFindingInputs, 'currentCertificates'> & {
-  currentCertificates: (Omit<FindingCertificate, 'notBefore' | 'notAfter'> & { notBefore: string; notAfter: string })[];
-};
+type InputRow = Omit<StoredFindingInputs, 'currentCertificates' | 'renewal'> &
+  RenewalFindingFacts & {
+    currentCertificates: (Omit<FindingCertificate, 'notBefore' | 'notAfter'> & { notBefore: string; notAfter: string })[];
+  };
 
 @Injectable()
 export class FindingsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** What the findings of these endpoints are computed from: endpoint, current certificates, their revocation, latest scan and profile. */
   /**
-   * The renewal facts of each endpoint that has any (docs/api-contract.md sections 15 and 16): a
-   * current certificate whose CA's renewal window has ended (while renewal information is used),
-   * or one whose link keeps a stored renewal not deployed, as the lists read it.
+   * What the findings of these endpoints are computed from, in one statement: endpoint, current
+   * certificates, their revocation, latest scan and profile, and the renewal facts
+   * (docs/api-contract.md sections 15 and 16): a current certificate whose CA's renewal window has
+   * ended (while renewal information is used, `rule.renewalInfo`), or one whose link keeps a
+   * stored renewal not deployed, as the lists read it.
    */
-  async renewalFacts(
+  async loadInputs(
     endpointIds: readonly string[],
     rule: { now: Date; renewalInfo: boolean },
     transaction?: Transaction,
-  ): Promise<Map<string, RenewalFindingFacts>> {
-    if (endpointIds.length === 0) return new Map();
-    const rows = await (transaction ?? this.dataSource.manager).query<({ endpointId: string } & RenewalFindingFacts)[]>(
-      `SELECT l.endpoint_id AS "endpointId",
-              coalesce(bool_or($3 AND r.window_end <= $2), false) AS "renewalOverdue",
-              bool_or(l.superseded_by IS NOT NULL) AS "renewalNotDeployed"
-         FROM endpoint_certificates l
-         LEFT JOIN renewal_info r ON r.fingerprint = l.fingerprint
-        WHERE l.endpoint_id = ANY($1::uuid[]) AND l.is_current
-        GROUP BY l.endpoint_id`,
-      [endpointIds, rule.now, rule.renewalInfo],
-    );
-    return new Map(rows.map(({ endpointId, ...facts }) => [endpointId, facts]));
-  }
-
-  async loadInputs(endpointIds: readonly string[], transaction?: Transaction): Promise<StoredFindingInputs[]> {
+  ): Promise<StoredFindingInputs[]> {
     if (endpointIds.length === 0) return [];
     const rows = await (transaction ?? this.dataSource.manager).query<InputRow[]>(
       `SELECT e.id AS "endpointId", e.type, e.dns_name AS "dnsName", e.error_since AS "errorSince",
@@ -76,16 +63,23 @@ export class FindingsRepository {
                 SELECT array_agg(c.signature_algorithm)
                   FROM unnest(f.presented_chain[2:]) AS presented(fingerprint)
                   JOIN certificates c ON c.fingerprint = presented.fingerprint
-                 WHERE NOT c.self_signed), '{}') AS "presentedIntermediateSignatures"
+                 WHERE NOT c.self_signed), '{}') AS "presentedIntermediateSignatures",
+              $3::boolean AND EXISTS (
+                SELECT 1 FROM endpoint_certificates l JOIN renewal_info ri ON ri.fingerprint = l.fingerprint
+                 WHERE l.endpoint_id = e.id AND l.is_current AND ri.window_end <= $2) AS "renewalOverdue",
+              EXISTS (
+                SELECT 1 FROM endpoint_certificates l WHERE l.endpoint_id = e.id AND l.is_current AND l.superseded_by IS NOT NULL
+              ) AS "renewalNotDeployed"
          FROM endpoints e
          LEFT JOIN endpoint_findings f ON f.endpoint_id = e.id
          LEFT JOIN endpoint_tls_profiles p ON p.endpoint_id = e.id AND e.type = 'host'
         WHERE e.id = ANY($1::uuid[])`,
-      [endpointIds],
+      [endpointIds, rule.now, rule.renewalInfo],
     );
-    return rows.map((row) => ({
+    return rows.map(({ renewalOverdue, renewalNotDeployed, ...row }) => ({
       ...row,
       currentCertificates: row.currentCertificates.map((c) => ({ ...c, notBefore: new Date(c.notBefore), notAfter: new Date(c.notAfter) })),
+      renewal: { renewalOverdue, renewalNotDeployed },
     }));
   }
 

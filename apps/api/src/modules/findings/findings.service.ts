@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { evaluateFindings, FINDING_CODES, FINDING_DEFINITIONS, NO_RENEWAL_FACTS, type RenewalFindingFacts } from '@certkeeper/domain';
+import { evaluateFindings, FINDING_CODES, FINDING_DEFINITIONS } from '@certkeeper/domain';
 import { Clock } from '../../common/clock';
 import { SettingsService } from '../settings/settings.service';
 import type { Transaction } from '../../database/transaction';
@@ -92,11 +92,8 @@ export class FindingsService {
     const now = this.clock.now();
     const policy = await this.settings.alertPolicy();
     const rule = { now, renewalInfo: policy.renewalInfo };
-    // One after the other: within a transaction both run on its one connection.
-    const inputsOf = await this.findings.loadInputs(endpointIds, transaction);
-    const renewalOf = await this.findings.renewalFacts(endpointIds, rule, transaction);
-    const changed = inputsOf.flatMap((inputs) => {
-      const codes = visibleCodes(inputs, renewalOf.get(inputs.endpointId) ?? NO_RENEWAL_FACTS, now);
+    const changed = (await this.findings.loadInputs(endpointIds, rule, transaction)).flatMap((inputs) => {
+      const codes = visibleCodes(inputs, now);
       return sameCodes(codes, inputs.codes) ? [] : [{ endpointId: inputs.endpointId, codes }];
     });
     await this.findings.saveCodes(changed, now, transaction);
@@ -104,8 +101,8 @@ export class FindingsService {
   }
 }
 
-function visibleCodes(inputs: StoredFindingInputs, renewal: RenewalFindingFacts, now: Date): string[] {
-  return evaluateFindings({ ...inputs, renewal }, now).filter((code) => !inputs.ignored.includes(code));
+function visibleCodes(inputs: StoredFindingInputs, now: Date): string[] {
+  return evaluateFindings(inputs, now).filter((code) => !inputs.ignored.includes(code));
 }
 
 function sameCodes(a: readonly string[], b: readonly string[]): boolean {

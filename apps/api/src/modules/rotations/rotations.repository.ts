@@ -18,11 +18,13 @@ export interface RotatedFacts {
   chainComplete: Map<string, boolean | null>;
 }
 
-export interface NewRotation extends RotationComparison {
+/** A rotation to record; rotations compared alike share one `comparison` object. */
+export interface NewRotation {
   endpointId: string;
   certUse: CertUse;
   fromFingerprint: string;
   toFingerprint: string;
+  comparison: RotationComparison;
 }
 
 @Injectable()
@@ -61,26 +63,38 @@ export class RotationsRepository {
     };
   }
 
-  /** Records rotations in one statement, at the database clock's now like the links they follow. */
+  /**
+   * Records rotations in one statement, at the database clock's now like the links they follow.
+   * Each distinct comparison is sent once and the rotations name theirs by position: a fleet
+   * rotating to one certificate sends its changes and regressions once, not once per endpoint.
+   */
   async insert(rotations: NewRotation[], transaction: Transaction): Promise<void> {
     if (rotations.length === 0) return;
+    const positions = new Map<RotationComparison, number>();
+    const rows = rotations.map((rotation) => {
+      let position = positions.get(rotation.comparison);
+      if (position === undefined) {
+        position = positions.size + 1;
+        positions.set(rotation.comparison, position);
+      }
+      return {
+        endpoint_id: rotation.endpointId,
+        cert_use: rotation.certUse,
+        from_fingerprint: rotation.fromFingerprint,
+        to_fingerprint: rotation.toFingerprint,
+        comparison: position,
+      };
+    });
     await transaction.query(
-      `INSERT INTO rotations (endpoint_id, cert_use, at, from_fingerprint, to_fingerprint, changes, regressions)
-       SELECT r.endpoint_id, r.cert_use, now(), r.from_fingerprint, r.to_fingerprint, r.changes, ARRAY(SELECT jsonb_array_elements_text(r.regressions))
-         FROM jsonb_to_recordset($1::jsonb)
-           AS r(endpoint_id uuid, cert_use text, from_fingerprint text, to_fingerprint text, changes jsonb, regressions jsonb)`,
-      [
-        JSON.stringify(
-          rotations.map((rotation) => ({
-            endpoint_id: rotation.endpointId,
-            cert_use: rotation.certUse,
-            from_fingerprint: rotation.fromFingerprint,
-            to_fingerprint: rotation.toFingerprint,
-            changes: rotation.changes,
-            regressions: rotation.regressions,
-          })),
-        ),
-      ],
+      `WITH compared AS (
+         SELECT c.position, c.comparison->'changes' AS changes, ARRAY(SELECT jsonb_array_elements_text(c.comparison->'regressions')) AS regressions
+           FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS c(comparison, position)
+       )
+       INSERT INTO rotations (endpoint_id, cert_use, at, from_fingerprint, to_fingerprint, changes, regressions)
+       SELECT r.endpoint_id, r.cert_use, now(), r.from_fingerprint, r.to_fingerprint, compared.changes, compared.regressions
+         FROM jsonb_to_recordset($1::jsonb) AS r(endpoint_id uuid, cert_use text, from_fingerprint text, to_fingerprint text, comparison int)
+         JOIN compared ON compared.position = r.comparison`,
+      [JSON.stringify(rows), JSON.stringify([...positions.keys()])],
     );
   }
 

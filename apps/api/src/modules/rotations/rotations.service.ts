@@ -1,12 +1,9 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { compareRotation, type RotatedCertificate, type RotationComparison } from '@certkeeper/domain';
+import { compareRotation, type RotationComparison } from '@certkeeper/domain';
 import type { Transaction } from '../../database/transaction';
 import type { CertUse } from '../links/endpoint-certificate.entity';
 import type { RotationEntity } from './rotation.entity';
 import { type NewRotation, type RotatedCertificateFacts, RotationsRepository } from './rotations.repository';
-
-/** A certificate of a rotation with its compared facts, as it stood on one endpoint. */
-type RotatedOnEndpoint = RotatedCertificate & Pick<RotatedCertificateFacts, 'fingerprint'>;
 
 /** In one (endpoint, role) of one sighting: the current certificates that left, and those that became current. */
 export interface Replacement {
@@ -25,7 +22,9 @@ export class RotationsService {
    * Records a rotation for each certificate that became current in place of others, compared
    * with the one it replaced (of those that left, the latest issued). Two statements for any
    * number of replacements, none when there is none: ingest where nothing rotates pays nothing.
-   * Endpoints moving from one certificate to another with chains alike compare alike: compared once.
+   * Endpoints moving from one certificate to another with chains alike compare alike: compared
+   * once, and the comparison stored by all of them is sent once (a fleet rotating to one
+   * certificate is one comparison however many endpoints).
    */
   async record(replacements: Replacement[], transaction: Transaction): Promise<void> {
     const rotated = replacements.filter((r) => r.retired.length > 0 && r.arrived.length > 0);
@@ -35,21 +34,20 @@ export class RotationsService {
     const comparisons = new Map<string, RotationComparison>();
     const rows: NewRotation[] = [];
     for (const { endpointId, certUse, retired, arrived } of rotated) {
-      const factsOf = (fingerprint: string): RotatedOnEndpoint | undefined => {
-        const certificate = certificates.get(fingerprint);
-        return certificate && { ...certificate, chainComplete: chainComplete.get(`${endpointId} ${fingerprint}`) ?? null };
-      };
-      const from = retired
-        .map(factsOf)
-        .filter((row) => row !== undefined)
-        .reduce<RotatedOnEndpoint | undefined>((latest, row) => (latest && latest.notBefore >= row.notBefore ? latest : row), undefined);
+      const from = latestIssued(retired, certificates);
       if (!from) continue;
-      for (const to of arrived.map(factsOf)) {
+      const fromChain = chainComplete.get(`${endpointId} ${from.fingerprint}`) ?? null;
+      for (const fingerprint of arrived) {
+        const to = certificates.get(fingerprint);
         if (!to) continue;
-        const key = `${from.fingerprint} ${from.chainComplete} ${to.fingerprint} ${to.chainComplete}`;
-        const comparison = comparisons.get(key) ?? compareRotation(from, to);
-        comparisons.set(key, comparison);
-        rows.push({ endpointId, certUse, fromFingerprint: from.fingerprint, toFingerprint: to.fingerprint, ...comparison });
+        const toChain = chainComplete.get(`${endpointId} ${fingerprint}`) ?? null;
+        const key = `${from.fingerprint} ${fromChain} ${to.fingerprint} ${toChain}`;
+        let comparison = comparisons.get(key);
+        if (!comparison) {
+          comparison = compareRotation({ ...from, chainComplete: fromChain }, { ...to, chainComplete: toChain });
+          comparisons.set(key, comparison);
+        }
+        rows.push({ endpointId, certUse, fromFingerprint: from.fingerprint, toFingerprint: to.fingerprint, comparison });
       }
     }
     await this.rotations.insert(rows, transaction);
@@ -60,4 +58,14 @@ export class RotationsService {
     if (!(await this.rotations.endpointExists(endpointId))) throw new NotFoundException('Endpoint not found.');
     return this.rotations.findByEndpoint(endpointId, window);
   }
+}
+
+/** Of the stored certificates among `fingerprints`, the latest issued (the first of those issued together). */
+function latestIssued(fingerprints: string[], certificates: Map<string, RotatedCertificateFacts>): RotatedCertificateFacts | undefined {
+  let latest: RotatedCertificateFacts | undefined;
+  for (const fingerprint of fingerprints) {
+    const certificate = certificates.get(fingerprint);
+    if (certificate && (!latest || certificate.notBefore > latest.notBefore)) latest = certificate;
+  }
+  return latest;
 }
