@@ -175,14 +175,13 @@ export class EndpointsRepository {
   /**
    * How the page's window is found (WindowSearch). A search (`q`) sorts its matches up to
    * substringSearchLimits' bound (see like.ts) and otherwise walks. A findings filter takes the
-   * cheapest of the three by findingsWindowCosts.
+   * cheapest of the three (cheapestFindingsWindowSearch).
    */
   private async windowSearch(filter: EndpointFilter, count: Promise<number>): Promise<WindowSearch> {
     if (filter.q) return searchSortsMatches(await count) ? 'sort' : 'probe';
     if (!filtersByFindings(filter)) return 'probe';
     const [matches, endpoints] = await Promise.all([count, this.counts.count(countQuery('', []), ['endpoints'])]);
-    const costs = findingsWindowCosts(matches, filter.offset + filter.limit, endpoints);
-    return (Object.keys(costs) as WindowSearch[]).reduce((cheapest, search) => (costs[search] < costs[cheapest] ? search : cheapest));
+    return cheapestFindingsWindowSearch(matches, filter.offset + filter.limit, endpoints);
   }
 
   /**
@@ -392,20 +391,32 @@ function showingFindings(showing: string, search: WindowSearch): string {
  * - `hash`: walking the index, testing each row against the matches, read once and hashed;
  * - `sort`: reading the matches, looking each up and sorting them.
  */
-type WindowSearch = 'probe' | 'hash' | 'sort';
+export type WindowSearch = 'probe' | 'hash' | 'sort';
 
 /**
- * What each way of finding the window costs a findings filter, in look-ups of one endpoint's
+ * The cheapest way to find a findings filter's window, by what each costs in look-ups of one endpoint's
  * findings row (docs/performance.md, "Findings"). A walk finds the window after about
  * window × endpoints / matches rows. Probing tests each with a look-up; the hashed walk reads each
  * match once from the GIN index (about half a look-up) and then passes a walked row for a
  * twentieth; sorting looks each match up and sorts it (about two). At 100,000 endpoints and the
  * first page: sorted up to about 400 matches, hashed up to about 3,000, probed above.
  */
-function findingsWindowCosts(matches: number, window: number, endpoints: number): Record<WindowSearch, number> {
+export function cheapestFindingsWindowSearch(matches: number, window: number, endpoints: number): WindowSearch {
   const walked = (window * endpoints) / Math.max(matches, 1);
-  return { probe: walked, hash: matches / 2 + walked / 20, sort: 2 * matches };
+  const costs: Record<WindowSearch, number> = {
+    probe: walked,
+    hash: matches <= HASHABLE_MATCHES ? matches / 2 + walked / 20 : Infinity,
+    sort: 2 * matches,
+  };
+  return (Object.keys(costs) as WindowSearch[]).reduce((cheapest, search) => (costs[search] < costs[cheapest] ? search : cheapest));
 }
+
+/**
+ * PostgreSQL hashes the matches only when it expects them to fit in hash memory (work_mem × 2,
+ * 8 MB by default: about 200,000 ids); beyond, it would run their query again for every walked
+ * row. Half that leaves room for its estimate to be low.
+ */
+const HASHABLE_MATCHES = 100_000;
 
 function filtersByFindings(criteria: EndpointCriteria): boolean {
   return (criteria.findings?.length ?? 0) > 0 || criteria.hasFindings !== undefined;
