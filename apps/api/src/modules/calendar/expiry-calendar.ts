@@ -59,7 +59,7 @@ function stampOf(now: Date): string {
 }
 
 /** ISO 8601 in UTC, without the milliseconds certificates never have. */
-function isoTimestamp(date: Date): string {
+function timestampWithoutMilliseconds(date: Date): string {
   const iso = date.toISOString();
   return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
 }
@@ -87,7 +87,7 @@ export function renderEvent(certificate: ExpiringCertificate, now: Date): Render
       summary: `Certificate expiry: ${label} (${names.join(', ')})`,
       description: [
         `Common name: ${commonName ?? '(none)'}`,
-        `Expires: ${isoTimestamp(notAfter)}`,
+        `Expires: ${timestampWithoutMilliseconds(notAfter)}`,
         `Days remaining: ${remaining}`,
         `SHA-256 fingerprint: ${fingerprint}`,
         `Endpoints (${endpoints.length}):`,
