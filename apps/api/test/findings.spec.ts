@@ -82,6 +82,23 @@ describe('findings', () => {
     ]);
   });
 
+  it('judges a certificate that several endpoints show, in one post, by each endpoint: its name, its chain, its scan', async () => {
+    const [matching, mismatched, failing] = await Promise.all(
+      ['shared a', 'shared b', 'shared c'].map((name, index) =>
+        createEndpoint({ name, dnsName: index === 1 ? 'other.example.com' : 'leaf.example.com', port: (nextPort += 1) }),
+      ),
+    );
+    await postResults([
+      hostScanResult(matching.id, [chain.leaf, chain.intermediate, chain.root], t.clock.now()),
+      hostScanResult(mismatched.id, [chain.leaf], t.clock.now()),
+      hostScanResult(failing.id, [chain.leaf, chain.intermediate, chain.root], t.clock.now()),
+    ]);
+    await postResults([hostScanResult(failing.id, [], t.clock.now(), { success: false, error: 'connect ECONNREFUSED', chain: [] })]);
+    expect(codes(await getEndpoint(matching.id))).toEqual(['untrusted']);
+    expect(codes(await getEndpoint(mismatched.id))).toEqual(['hostname_mismatch', 'untrusted', 'chain_incomplete']);
+    expect(codes(await getEndpoint(failing.id))).toEqual(['scan_failing', 'untrusted']);
+  });
+
   it('shows scan_failing while scans fail, and not once one succeeds', async () => {
     const endpoint = await scanned('failing', 'leaf.example.com', [], { success: false, error: 'connect ECONNREFUSED', chain: [] });
     expect(codes(endpoint)).toContain('scan_failing');

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Transaction } from '../../database/transaction';
 import type { EndpointType } from '../endpoints/endpoint.entity';
 import { inSubscriptionScope } from '../expiry/subscription-scope';
-import type { FindingCertificate, FindingInputs, RenewalFindingFacts } from '@certkeeper/domain';
+import type { FindingCertificate, FindingInputs } from '@certkeeper/domain';
 
 /** An endpoint's findings inputs as stored, with what it shows now. */
 export interface StoredFindingInputs extends FindingInputs {
@@ -21,10 +21,20 @@ export interface FindingEndpointRow {
   codes: string[];
 }
 
-type InputRow = Omit<StoredFindingInputs, 'currentCertificates' | 'renewal'> &
-  RenewalFindingFacts & {
-    currentCertificates: (Omit<FindingCertificate, 'notBefore' | 'notAfter'> & { notBefore: string; notAfter: string })[];
-  };
+/** A current certificate's own facts, read once however many endpoints show it. */
+type CertificateFacts = Omit<FindingCertificate, 'isLeaf' | 'notBefore' | 'notAfter'> & {
+  fingerprint: string;
+  notBefore: string;
+  notAfter: string;
+  /** Whether the renewal window its CA published has ended (section 15). */
+  renewalWindowEnded: boolean;
+};
+
+/** An endpoint's own inputs, and its current links as [fingerprint, isLeaf, keeps a renewal not deployed]. */
+type EndpointInputRow = Omit<StoredFindingInputs, 'currentCertificates' | 'renewal' | 'errorSince'> & {
+  errorSince: string | null;
+  links: [string, boolean, boolean][];
+};
 
 @Injectable()
 export class FindingsRepository {
@@ -32,10 +42,12 @@ export class FindingsRepository {
 
   /**
    * What the findings of these endpoints are computed from, in one statement: endpoint, current
-   * certificates, their revocation, latest scan and profile, and the renewal facts
-   * (docs/api-contract.md sections 15 and 16): a current certificate whose CA's renewal window has
-   * ended (while renewal information is used, `rule.renewalInfo`), or one whose link keeps a
-   * stored renewal not deployed, as the lists read it.
+   * links, latest scan and profile, and each current certificate's facts once however many of
+   * the endpoints show it (a fleet behind one certificate reads it once), with its revocation and
+   * whether its CA's renewal window has ended. The renewal facts (docs/api-contract.md sections
+   * 15 and 16): a current certificate whose renewal window has ended (while renewal information
+   * is used, `rule.renewalInfo`), or a current link keeping a stored renewal not deployed, as the
+   * lists read it.
    */
   async loadInputs(
     endpointIds: readonly string[],
@@ -43,43 +55,68 @@ export class FindingsRepository {
     transaction?: Transaction,
   ): Promise<StoredFindingInputs[]> {
     if (endpointIds.length === 0) return [];
-    const rows = await (transaction ?? this.dataSource.manager).query<InputRow[]>(
-      `SELECT e.id AS "endpointId", e.type, e.dns_name AS "dnsName", e.error_since AS "errorSince",
-              coalesce(f.codes, '{}') AS codes, coalesce(f.ignored, '{}') AS ignored,
-              CASE WHEN e.type = 'host' THEN f.presented_chain_complete END AS "chainComplete",
-              coalesce(p.versions, '[]'::jsonb) AS "tlsVersions",
+    const [row] = await (transaction ?? this.dataSource.manager).query<
+      { endpoints: EndpointInputRow[]; certificates: CertificateFacts[] }[]
+    >(
+      `WITH links AS (
+         SELECT l.endpoint_id, l.fingerprint, l.cert_use = 'tls' AS is_leaf, l.superseded_by IS NOT NULL AS superseded
+           FROM endpoint_certificates l
+          WHERE l.endpoint_id = ANY($1::uuid[]) AND l.is_current
+       ), linked AS (
+         SELECT endpoint_id, json_agg(json_build_array(fingerprint, is_leaf, superseded)) AS links FROM links GROUP BY endpoint_id
+       )
+       SELECT coalesce((
+                SELECT json_agg(json_build_object(
+                         'endpointId', e.id, 'type', e.type, 'dnsName', e.dns_name, 'errorSince', e.error_since,
+                         'codes', coalesce(f.codes, '{}'), 'ignored', coalesce(f.ignored, '{}'),
+                         'chainComplete', CASE WHEN e.type = 'host' THEN f.presented_chain_complete END,
+                         'tlsVersions', coalesce(p.versions, '[]'::jsonb),
+                         -- The intermediates the server sent: a root it sent too is trusted by itself, whatever signs it.
+                         'presentedIntermediateSignatures', coalesce((
+                           SELECT array_agg(c.signature_algorithm)
+                             FROM unnest(f.presented_chain[2:]) AS presented(fingerprint)
+                             JOIN certificates c ON c.fingerprint = presented.fingerprint
+                            WHERE NOT c.self_signed), '{}'),
+                         'links', coalesce(k.links, '[]')))
+                  FROM endpoints e
+                  LEFT JOIN endpoint_findings f ON f.endpoint_id = e.id
+                  LEFT JOIN endpoint_tls_profiles p ON p.endpoint_id = e.id AND e.type = 'host'
+                  LEFT JOIN linked k ON k.endpoint_id = e.id
+                 WHERE e.id = ANY($1::uuid[])), '[]') AS endpoints,
               coalesce((
                 SELECT json_agg(json_build_object(
-                         'commonName', c.common_name, 'sans', c.sans, 'notBefore', c.not_before, 'notAfter', c.not_after,
-                         'keyAlgorithm', c.key_algorithm, 'keySize', c.key_size, 'signatureAlgorithm', c.signature_algorithm,
-                         'selfSigned', c.self_signed, 'trustedBy', c.trusted_by, 'isLeaf', l.cert_use = 'tls',
-                         'revocationStatus', r.status))
-                  FROM endpoint_certificates l
-                  JOIN certificates c ON c.fingerprint = l.fingerprint
+                         'fingerprint', c.fingerprint, 'commonName', c.common_name, 'sans', c.sans,
+                         'notBefore', c.not_before, 'notAfter', c.not_after, 'keyAlgorithm', c.key_algorithm, 'keySize', c.key_size,
+                         'signatureAlgorithm', c.signature_algorithm, 'selfSigned', c.self_signed, 'trustedBy', c.trusted_by,
+                         'revocationStatus', r.status,
+                         'renewalWindowEnded', EXISTS (SELECT 1 FROM renewal_info ri WHERE ri.fingerprint = c.fingerprint AND ri.window_end <= $2)))
+                  FROM certificates c
                   LEFT JOIN certificate_revocations r ON r.fingerprint = c.fingerprint
-                 WHERE l.endpoint_id = e.id AND l.is_current), '[]') AS "currentCertificates",
-              -- The intermediates the server sent: a root it sent too is trusted by itself, whatever signs it.
-              coalesce((
-                SELECT array_agg(c.signature_algorithm)
-                  FROM unnest(f.presented_chain[2:]) AS presented(fingerprint)
-                  JOIN certificates c ON c.fingerprint = presented.fingerprint
-                 WHERE NOT c.self_signed), '{}') AS "presentedIntermediateSignatures",
-              $3::boolean AND EXISTS (
-                SELECT 1 FROM endpoint_certificates l JOIN renewal_info ri ON ri.fingerprint = l.fingerprint
-                 WHERE l.endpoint_id = e.id AND l.is_current AND ri.window_end <= $2) AS "renewalOverdue",
-              EXISTS (
-                SELECT 1 FROM endpoint_certificates l WHERE l.endpoint_id = e.id AND l.is_current AND l.superseded_by IS NOT NULL
-              ) AS "renewalNotDeployed"
-         FROM endpoints e
-         LEFT JOIN endpoint_findings f ON f.endpoint_id = e.id
-         LEFT JOIN endpoint_tls_profiles p ON p.endpoint_id = e.id AND e.type = 'host'
-        WHERE e.id = ANY($1::uuid[])`,
-      [endpointIds, rule.now, rule.renewalInfo],
+                 WHERE c.fingerprint IN (SELECT fingerprint FROM links)), '[]') AS certificates`,
+      [endpointIds, rule.now],
     );
-    return rows.map(({ renewalOverdue, renewalNotDeployed, ...row }) => ({
-      ...row,
-      currentCertificates: row.currentCertificates.map((c) => ({ ...c, notBefore: new Date(c.notBefore), notAfter: new Date(c.notAfter) })),
-      renewal: { renewalOverdue, renewalNotDeployed },
+    const facts = new Map<string, Omit<FindingCertificate, 'isLeaf'>>();
+    const windowEnded = new Set<string>();
+    for (const { fingerprint, renewalWindowEnded, notBefore, notAfter, ...own } of row.certificates) {
+      facts.set(fingerprint, { ...own, notBefore: new Date(notBefore), notAfter: new Date(notAfter) });
+      if (renewalWindowEnded) windowEnded.add(fingerprint);
+    }
+    // One object per certificate and role, shared by every endpoint showing it so: evaluation only reads it.
+    const shownAs = { leaf: new Map<string, FindingCertificate>(), other: new Map<string, FindingCertificate>() };
+    const shown = (fingerprint: string, isLeaf: boolean): FindingCertificate => {
+      const kept = isLeaf ? shownAs.leaf : shownAs.other;
+      let certificate = kept.get(fingerprint);
+      if (!certificate) kept.set(fingerprint, (certificate = { ...facts.get(fingerprint)!, isLeaf }));
+      return certificate;
+    };
+    return row.endpoints.map(({ links, errorSince, ...endpoint }) => ({
+      ...endpoint,
+      errorSince: errorSince === null ? null : new Date(errorSince),
+      currentCertificates: links.map(([fingerprint, isLeaf]) => shown(fingerprint, isLeaf)),
+      renewal: {
+        renewalOverdue: rule.renewalInfo && links.some(([fingerprint]) => windowEnded.has(fingerprint)),
+        renewalNotDeployed: links.some(([, , superseded]) => superseded),
+      },
     }));
   }
 
