@@ -1,4 +1,4 @@
-import { evaluateFindings, type FindingCertificate, type FindingInputs, NO_RENEWAL_FACTS } from './evaluate-findings';
+import { evaluateFindings, type FindingCertificate, type FindingInputs } from './evaluate-findings';
 import { describeFindings, FINDING_CODES } from './finding-codes';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -30,7 +30,7 @@ const host = (overrides: Partial<FindingInputs> = {}): FindingInputs => ({
     { version: 'TLSv1.2', supported: true, cipherSuites: ['TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256'] },
     { version: 'TLSv1.3', supported: true, cipherSuites: ['TLS_AES_128_GCM_SHA256'] },
   ],
-  renewal: NO_RENEWAL_FACTS,
+  renewal: { renewalOverdue: false, renewalNotDeployed: false },
   ...overrides,
 });
 

@@ -37,14 +37,12 @@ export interface FindingInputs {
 /**
  * The seam of the two renewal findings: the features that know whether a renewal is overdue
  * (lifetime-aware alerts, section 15) and whether a stored renewal was never deployed (section
- * 16) set these facts; until they do, both stay false.
+ * 16) decide these facts, read with the rest of an endpoint's inputs.
  */
 export interface RenewalFindingFacts {
   renewalOverdue: boolean;
   renewalNotDeployed: boolean;
 }
-
-export const NO_RENEWAL_FACTS: Readonly<RenewalFindingFacts> = Object.freeze({ renewalOverdue: false, renewalNotDeployed: false });
 
 export function renewalFindings(facts: RenewalFindingFacts): FindingCode[] {
   const codes: FindingCode[] = [];
