@@ -94,11 +94,9 @@ async function main(): Promise<void> {
       const cpuSeconds = async (pid: number) => (await cpuMsOf(pid)) / 1000;
       const postgresCpu = await clusterCpuSeconds(database.url);
       const first = (await runAgentOnce(api.baseUrl, scannerToken)).wallMs;
-      const before = {
-        api: await cpuSeconds(api.pid),
-        tls: await cpuSeconds(tlsServer.pid!),
-        pg: await postgresCpu(),
-      };
+      // CPU seconds so far of the API, the TLS server serving now and PostgreSQL.
+      const cpuNow = async () => ({ api: await cpuSeconds(api.pid), tls: await cpuSeconds(tlsServer.pid!), pg: await postgresCpu() });
+      const before = await cpuNow();
       const steady: number[] = [];
       const agentCpu: number[] = [];
       for (let run = 0; run < RUNS; run += 1) {
@@ -106,11 +104,7 @@ async function main(): Promise<void> {
         steady.push(wallMs);
         agentCpu.push(cpuMs);
       }
-      const after = {
-        api: await cpuSeconds(api.pid),
-        tls: await cpuSeconds(tlsServer.pid!),
-        pg: await postgresCpu(),
-      };
+      const after = await cpuNow();
       // Every host rotates: the server is replaced by one presenting a fresh certificate, warmed
       // with bare handshakes first, as the bare rate's server was: a fresh server process's own
       // start-up is not ingest's cost. The first rotating cycle of the API process also compiles
@@ -121,13 +115,14 @@ async function main(): Promise<void> {
         await new Promise((resolve) => tlsServer.once('exit', resolve));
         tlsServer = await startTlsServer(tlsPort);
         await bareHandshakeRate(tlsPort, WARM_UP_HANDSHAKES);
-        const cpuBefore = { api: await cpuSeconds(api.pid), pg: await postgresCpu(), tls: await cpuSeconds(tlsServer.pid!) };
+        const cpuBefore = await cpuNow();
         const cycle = await runAgentOnce(api.baseUrl, scannerToken);
+        const cpuAfter = await cpuNow();
         return {
           ...cycle,
-          apiMs: ((await cpuSeconds(api.pid)) - cpuBefore.api) * 1000,
-          pgMs: ((await postgresCpu()) - cpuBefore.pg) * 1000,
-          tlsMs: ((await cpuSeconds(tlsServer.pid!)) - cpuBefore.tls) * 1000,
+          apiMs: (cpuAfter.api - cpuBefore.api) * 1000,
+          pgMs: (cpuAfter.pg - cpuBefore.pg) * 1000,
+          tlsMs: (cpuAfter.tls - cpuBefore.tls) * 1000,
         };
       };
       const firstRotation = await rotateOnce();
