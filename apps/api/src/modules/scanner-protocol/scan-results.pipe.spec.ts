@@ -1,7 +1,10 @@
 import { BadRequestException } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
 import { MAX_RESULTS_PER_POST } from '@certkeeper/domain/protocol';
-import { HostScanResultDto, SamlScanResultDto } from './scanner-protocol.dto';
-import { checkResult, ScanResultsPipe } from './scan-results.pipe';
+import { compileAcceptance } from '../../common/validation/compiled-acceptance';
+import { HostScanResultDto, ResultsRequestDto, SamlScanResultDto } from './scanner-protocol.dto';
+import { checkResult, RESULT_RULES, ScanResultsPipe } from './scan-results.pipe';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const RESULT_ID = '0b6f0c43-5e9a-4c1c-9d57-7b4a8a3f2e10';
@@ -166,5 +169,88 @@ describe('ScanResultsPipe', () => {
     }
     expect(thrown).toBeInstanceOf(BadRequestException);
     expect((thrown as BadRequestException).getResponse()).toMatchObject({ message: [expected] });
+  });
+});
+
+describe('the rules checkResult compiles', () => {
+  /** A generator of the same pseudo-random sequence on every run (mulberry32). */
+  const seeded = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const ABSENT = Symbol('absent');
+  const VALUES: unknown[] = [
+    ABSENT,
+    null,
+    '',
+    'x',
+    'x'.repeat(201),
+    'x'.repeat(2001),
+    0,
+    1,
+    true,
+    false,
+    {},
+    [],
+    [PEM],
+    [PEM, 7],
+    ['x'.repeat(64 * 1024 + 1)],
+    Array.from({ length: 21 }, () => PEM),
+    'not-a-uuid',
+    RESULT_ID,
+    '192.0.2.10',
+    '2001:db8::1',
+    'leaf.example.com',
+    'TLSv1.2',
+    'TLSv9',
+    NOW.toISOString(),
+    'yesterday',
+    'host',
+    'saml',
+    'self-signed certificate',
+    profile(),
+  ];
+  const FIELDS = [...Object.keys(host()), 'fromANewerAgent'];
+
+  it('accept a host result exactly when class-validator does, as the instance plainToInstance gives', () => {
+    const accepted = compileAcceptance(HostScanResultDto);
+    const random = seeded(32);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+    let acceptedCount = 0;
+    for (let variant = 0; variant < 4000; variant += 1) {
+      const raw = host();
+      for (let change = Math.floor(random() * 3); change >= 0; change -= 1) {
+        const value = pick(VALUES);
+        const field = pick(FIELDS);
+        if (value === ABSENT) delete raw[field];
+        else raw[field] = value;
+      }
+      const reference = plainToInstance(HostScanResultDto, raw, { exposeDefaultValues: true });
+      const valid = validateSync(reference, RESULT_RULES).length === 0;
+      const compiled = accepted(raw);
+      if (compiled) {
+        acceptedCount += 1;
+        expect({ raw, valid }).toEqual({ raw, valid: true });
+        expect(compiled).toStrictEqual(reference);
+      } else if (raw.tlsProfile === null || raw.tlsProfile === undefined) {
+        // A present profile is nested: class-validator's to check, valid or not.
+        expect({ raw, valid }).toEqual({ raw, valid: false });
+      }
+    }
+    // The variants left unchanged, or changed to other valid values, take the compiled path.
+    expect(acceptedCount).toBeGreaterThan(200);
+  });
+
+  it('accept an envelope exactly when class-validator does, leaving its results as they came', () => {
+    const accepted = compileAcceptance(ResultsRequestDto);
+    const results = [host(), 'garbage'];
+    expect(accepted({ results })).toStrictEqual(plainToInstance(ResultsRequestDto, { results }));
+    expect(accepted({ results })?.results).toBe(results);
+    for (const refused of [undefined, 'x', {}, Array(MAX_RESULTS_PER_POST + 1).fill(null)]) {
+      expect(validateSync(plainToInstance(ResultsRequestDto, { results: refused }))).not.toHaveLength(0);
+      expect(accepted({ results: refused })).toBeNull();
+    }
   });
 });
