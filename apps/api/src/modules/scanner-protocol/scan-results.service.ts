@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { HostScanResult, ResultOutcome, SamlScanResult, ScanResult } from '@certkeeper/domain/protocol';
 import { FindingsService } from '../findings/findings.service';
-import { ScannersService } from '../scanners/scanners.service';
 import { HostResultsService } from './host-results.service';
 import { SamlResultsService } from './saml-results.service';
 import type { CheckedResult } from './scanner-protocol.dto';
@@ -26,7 +25,6 @@ function refusalOf(assignment: Assignment | undefined, result: ScanResult): { co
 export class ScanResultsService {
   constructor(
     private readonly protocol: ScannerProtocolRepository,
-    private readonly scanners: ScannersService,
     private readonly hosts: HostResultsService,
     private readonly samls: SamlResultsService,
     private readonly findings: FindingsService,
@@ -34,9 +32,8 @@ export class ScanResultsService {
 
   /** The results of one post, checked at the edge (ScanResultsPipe): one outcome each, in order. */
   async ingestResults(scannerId: string, checked: CheckedResult[]): Promise<ResultOutcome[]> {
-    const scanner = await this.scanners.getScanner(scannerId);
     const endpointIds = checked.flatMap((item) => (item.valid ? [item.result.endpointId] : []));
-    const assignments = await this.protocol.findAssignments([...new Set(endpointIds)], scanner.id, scanner.isDefault);
+    const assignments = await this.protocol.findAssignments([...new Set(endpointIds)], scannerId);
 
     const outcomes: ResultOutcome[] = new Array<ResultOutcome>(checked.length);
     const hosts: Accepted<HostScanResult>[] = [];
@@ -54,7 +51,7 @@ export class ScanResultsService {
     });
 
     const settle = (index: number, outcome: ResultOutcome) => (outcomes[index] = outcome);
-    const [hostsChanged] = await Promise.all([this.hosts.apply(scanner.id, hosts, settle), this.samls.apply(scanner.id, samls, settle)]);
+    const [hostsChanged] = await Promise.all([this.hosts.apply(scannerId, hosts, settle), this.samls.apply(scannerId, samls, settle)]);
     // A result can change what is wrong with its endpoint (scan_failing, the certificate, the chain, the TLS profile).
     const samlsAccepted = samls.flatMap(({ index }) => (outcomes[index].status === 'accepted' ? [outcomes[index].endpointId] : []));
     await this.findings.recompute([...hostsChanged, ...samlsAccepted]);

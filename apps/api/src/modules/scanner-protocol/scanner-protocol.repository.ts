@@ -75,13 +75,18 @@ export class ScannerProtocolRepository {
     );
   }
 
-  /** For each endpoint id that exists: its type and whether the scanner may report on it. */
-  async findAssignments(endpointIds: string[], scannerId: string, isDefault: boolean): Promise<Map<string, Assignment>> {
+  /**
+   * For each endpoint id that exists: its type and whether the scanner may report on it (its own
+   * endpoints, and those with no scanner when it is the default one).
+   */
+  async findAssignments(endpointIds: string[], scannerId: string): Promise<Map<string, Assignment>> {
     if (endpointIds.length === 0) return new Map();
     const rows = await this.dataSource.query<{ id: string; type: EndpointType; assigned: boolean }[]>(
-      `SELECT id, type, (type IN ('host', 'saml') AND (scanner_id = $2 OR (scanner_id IS NULL AND $3))) AS assigned
+      `SELECT id, type,
+              (type IN ('host', 'saml')
+               AND (scanner_id = $2 OR (scanner_id IS NULL AND coalesce((SELECT is_default FROM scanners WHERE id = $2), false)))) AS assigned
          FROM endpoints WHERE id = ANY($1::uuid[])`,
-      [endpointIds, scannerId, isDefault],
+      [endpointIds, scannerId],
     );
     return new Map(rows.map((row) => [row.id, { type: row.type, assigned: row.assigned }]));
   }
