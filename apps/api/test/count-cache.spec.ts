@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from '../src/database/notifications';
 import { eventually } from './support/eventually';
 import { cutOffListener, databaseUrl } from './support/test-database';
-import { bearer, createTestApp, login, type TestApp } from './support/test-app';
+import { bearer, createScanner, createTestApp, login, type TestApp } from './support/test-app';
 
 interface Page {
   totalCount: number;
@@ -131,6 +131,24 @@ describe('exact totalCount from the count cache', () => {
 
       await t.http.delete(`/api/v1/endpoints/${randomUUID()}`).set(bearer(admin)).expect(404);
       expect(await total('q=count-')).toBe(before + 1);
+    } finally {
+      await silent.end();
+    }
+  });
+
+  it("keeps every count over a scanner agent's post, whose writes reach it by notification", async () => {
+    const silent = new Client({ connectionString: databaseUrl(t.databaseName) });
+    await silent.connect();
+    try {
+      await silent.query(`SET session_replication_role = replica`);
+      const scanner = await createScanner(t);
+      const before = await total('q=count-');
+      await insertEndpoint(silent, 'count-unnotified-by-agent');
+      countQueries = 0;
+      const answer = await t.http.post('/api/v1/scanner/results').set(bearer(scanner.token)).send({ results: [] }).expect(200);
+      expect(answer.body).toEqual({ results: [] });
+      expect(await total('q=count-')).toBe(before);
+      expect(countQueries).toBe(0);
     } finally {
       await silent.end();
     }

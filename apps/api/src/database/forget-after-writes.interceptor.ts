@@ -1,6 +1,7 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
 import { finalize, type Observable } from 'rxjs';
+import type { Principal } from '../common/auth/principal';
 import { DatabaseNotifications } from './notifications';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -18,14 +19,17 @@ export function mayHaveWritten(method: string): boolean {
 /**
  * Applies the cache rule before the response goes out: the client's very next request sees its
  * own change, without waiting for the notification of its commit, which also tells the other
- * replicas (docs/performance.md, "Sessions" and "Counts").
+ * replicas (docs/performance.md, "Sessions" and "Counts"). A scanner agent is the exception: it
+ * reads nothing these caches hold, so its posts, a steady stream of them, leave them alone, and
+ * what they change reaches every process as any replica's writes do, by notification.
  */
 @Injectable()
 export class ForgetAfterWrites implements NestInterceptor {
   constructor(private readonly notifications: DatabaseNotifications) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (!mayHaveWritten(context.switchToHttp().getRequest<Request>().method)) return next.handle();
+    const request = context.switchToHttp().getRequest<Request>();
+    if (!mayHaveWritten(request.method) || (request.user as Principal | undefined)?.kind === 'scanner') return next.handle();
     return next.handle().pipe(finalize(() => this.notifications.wroteHere()));
   }
 }
