@@ -84,8 +84,10 @@ export function evaluateFindings(inputs: FindingInputs, now: Date): FindingCode[
   if (leaf && inputs.chainComplete === false) codes.add('chain_incomplete');
   if (leaf?.selfSigned) codes.add('self_signed');
   if (certificates.some(hasWeakKey)) codes.add('weak_key');
-  const signatures = [...certificates.map((c) => c.signatureAlgorithm), ...(leaf ? inputs.presentedIntermediateSignatures : [])];
-  if (signatures.some((algorithm) => WEAK_SIGNATURE.test(algorithm))) codes.add('weak_signature');
+  const weak = (algorithm: string) => WEAK_SIGNATURE.test(algorithm);
+  if (certificates.some((c) => weak(c.signatureAlgorithm)) || (leaf !== null && inputs.presentedIntermediateSignatures.some(weak))) {
+    codes.add('weak_signature');
+  }
   const accepted = inputs.type === 'host' ? inputs.tlsVersions.filter((v) => v.supported) : [];
   if (accepted.some((v) => LEGACY_VERSIONS.has(v.version))) codes.add('legacy_protocol');
   if (accepted.some((v) => v.cipherSuites.some((suite) => WEAK_SUITE.test(suite)))) codes.add('weak_cipher');

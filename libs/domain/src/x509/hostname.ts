@@ -18,9 +18,26 @@ export function certificateCoversHostname(certificate: Pick<ParsedCertificate, '
   if (address !== null) return certificate.sans.some((san) => sanIsAddress(san, address));
   const host = normaliseDnsName(hostname);
   if (host === null) return false;
-  const dnsNames = certificate.sans.filter(isDnsName);
-  const candidates = dnsNames.length > 0 ? dnsNames : [certificate.commonName ?? ''];
-  return candidates.some((pattern) => dnsPatternMatches(pattern, host));
+  return dnsPatternsOf(certificate).some((pattern) => dnsPatternMatches(pattern, host));
+}
+
+/**
+ * The normalised DNS patterns of each certificate object asked about, kept while it lives: the
+ * findings of a fleet behind one certificate ask it of the same object for every endpoint.
+ * Certificates never change, so neither do their patterns.
+ */
+const dnsPatterns = new WeakMap<object, string[]>();
+
+/** The DNS names among the SANs, or the CN when there is none (RFC 6125 section 6.4.4), normalised. */
+function dnsPatternsOf(certificate: Pick<ParsedCertificate, 'sans' | 'commonName'>): string[] {
+  let patterns = dnsPatterns.get(certificate);
+  if (!patterns) {
+    const dnsNames = certificate.sans.filter(isDnsName);
+    const candidates = dnsNames.length > 0 ? dnsNames : [certificate.commonName ?? ''];
+    patterns = candidates.flatMap((pattern) => normaliseDnsName(pattern) ?? []);
+    dnsPatterns.set(certificate, patterns);
+  }
+  return patterns;
 }
 
 /**
@@ -54,19 +71,18 @@ function isDnsName(san: string): boolean {
   return !/[:@/]/.test(san) && parseIpAddress(san) === null;
 }
 
+/** Whether a normalised pattern covers a normalised host name. */
 function dnsPatternMatches(pattern: string, host: string): boolean {
-  const normalisedPattern = normaliseDnsName(pattern);
-  if (normalisedPattern === null) return false;
-  if (normalisedPattern === host) return true;
-  return normalisedPattern.startsWith('*.') && wildcardMatches(normalisedPattern.slice(1), host);
+  if (pattern === host) return true;
+  return pattern.startsWith('*.') && wildcardMatches(pattern, host);
 }
 
-/** `suffix` is the pattern without its '*', e.g. '.example.com'. */
-function wildcardMatches(suffix: string, host: string): boolean {
+/** `pattern` is a wildcard, e.g. '*.example.com'. */
+function wildcardMatches(pattern: string, host: string): boolean {
   // A wildcard needs at least two labels after it: '*.com' would cover a whole top-level domain.
-  if (suffix.split('.').length < 3) return false;
+  if (pattern.indexOf('.', 2) === -1) return false;
   const firstDot = host.indexOf('.');
-  return firstDot > 0 && host.slice(firstDot) === suffix;
+  return firstDot > 0 && host.length - firstDot === pattern.length - 1 && host.endsWith(pattern.slice(1));
 }
 
 /**

@@ -109,13 +109,22 @@ export class FindingsRepository {
       if (!certificate) kept.set(fingerprint, (certificate = { ...facts.get(fingerprint)!, isLeaf }));
       return certificate;
     };
-    return row.endpoints.map(({ links, errorSince, ...endpoint }) => ({
-      ...endpoint,
-      errorSince: errorSince === null ? null : new Date(errorSince),
-      currentCertificates: links.map(([fingerprint, isLeaf]) => shown(fingerprint, isLeaf)),
+    // Field by field: a rest and a spread of each row made objects V8 keeps as dictionaries, about
+    // 1.8 kB each, and a rotating post reads hundreds.
+    return row.endpoints.map((endpoint) => ({
+      endpointId: endpoint.endpointId,
+      type: endpoint.type,
+      dnsName: endpoint.dnsName,
+      errorSince: endpoint.errorSince === null ? null : new Date(endpoint.errorSince),
+      codes: endpoint.codes,
+      ignored: endpoint.ignored,
+      chainComplete: endpoint.chainComplete,
+      tlsVersions: endpoint.tlsVersions,
+      presentedIntermediateSignatures: endpoint.presentedIntermediateSignatures,
+      currentCertificates: endpoint.links.map(([fingerprint, isLeaf]) => shown(fingerprint, isLeaf)),
       renewal: {
-        renewalOverdue: rule.renewalInfo && links.some(([fingerprint]) => windowEnded.has(fingerprint)),
-        renewalNotDeployed: links.some(([, , superseded]) => superseded),
+        renewalOverdue: rule.renewalInfo && endpoint.links.some(([fingerprint]) => windowEnded.has(fingerprint)),
+        renewalNotDeployed: endpoint.links.some(([, , superseded]) => superseded),
       },
     }));
   }
