@@ -65,6 +65,15 @@ describe('Dialogue', () => {
     expect(Date.now() - began).toBeLessThan(1000);
   });
 
+  it('says the server closed the connection when it resets it rather than closing it cleanly', async () => {
+    // A server closing with the client's command unread sends a reset: the client sees ECONNRESET.
+    const port = await scripted((socket) => {
+      socket.write('+OK POP3 ready\r\n');
+      socket.once('data', () => socket.resetAndDestroy());
+    });
+    expect((await attempt(port, upgradePop3))?.message).toBe('server closed the connection before the reply to CAPA');
+  });
+
   it('caps the lines of one reply', async () => {
     const port = await scripted((socket) => socket.write('220-hello\r\n'.repeat(200)));
     const socket = await connected(port);

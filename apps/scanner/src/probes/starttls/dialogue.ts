@@ -6,6 +6,9 @@ export const MAX_LINE_BYTES = 8192;
 /** Most lines in one multi-line reply (an EHLO reply, a CAPA list). */
 export const MAX_REPLY_LINES = 100;
 
+/** Socket errors that mean the server hung up: a reset, or our write meeting a closed connection. */
+const HUNG_UP = new Set(['ECONNRESET', 'EPIPE']);
+
 /** "10 s" for whole seconds, "300 ms" otherwise: the deadline as the scan's error shows it. */
 export function formatDeadline(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
@@ -113,7 +116,15 @@ export class Dialogue {
         if (chunk !== null) finish(null, chunk);
       };
       const onEnd = () => finish(new StarttlsError(`server closed the connection before the ${what}`));
-      const onError = (error: Error) => finish(new StarttlsError(`connection failed before the ${what}: ${error.message}`));
+      // A server that closes with our command unread resets the connection: it hung up all the same.
+      const onError = (error: NodeJS.ErrnoException) =>
+        finish(
+          new StarttlsError(
+            HUNG_UP.has(error.code ?? '')
+              ? `server closed the connection before the ${what}`
+              : `connection failed before the ${what}: ${error.message}`,
+          ),
+        );
       const timer = setTimeout(
         () => finish(new StarttlsError(`no ${what} within ${formatDeadline(this.options.readTimeoutMs)}`)),
         Math.max(0, deadline - Date.now()),
