@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { DAY, HOUR } from './support/fake-clock';
-import { type ChannelWorld, channelWorld } from './support/channel-world';
+import { type ChannelWorld, channelWorld, withChannelWorld } from './support/channel-world';
 import { bearer, createUser, login } from './support/test-app';
 
 const fingerprintOf = (minted: MintedCertificate) => createHash('sha256').update(minted.der).digest('hex');
@@ -163,8 +163,7 @@ describe('notification channels as resources', () => {
 
 describe('delivering to notification channels', () => {
   it('signs webhooks per Standard Webhooks with the data of the event, and keeps one webhook-id across a retry', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const receiver = await w.receiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
       const channel = await w.createChannel({ name: 'signed', kind: 'webhook', url: `${receiver.url}/hooks/certkeeper`, tags: [] });
       const minted = await w.expiringIn(12, 'signed.example.com');
@@ -245,14 +244,11 @@ describe('delivering to notification channels', () => {
       >;
       expect(shown.lastError).toBeNull();
       expect(shown.lastDeliveryAt).not.toBeNull();
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('follows no redirect: a 3xx is a failure and the target hears nothing', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const target = await w.receiver();
       const redirecting = await w.receiver(() => ({ status: 307, headers: { location: `${target.url}/elsewhere` } }));
       const channel = await w.createChannel({ name: 'moved', kind: 'slack', url: `${redirecting.url}/services/T1/B2/slack-token` });
@@ -266,32 +262,29 @@ describe('delivering to notification channels', () => {
         httpStatus: 307,
         error: 'the receiver answered HTTP 307, a redirect, which is not followed',
       });
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('sends nothing where OUTBOUND_DENY forbids, and says so without the path', async () => {
     const deny = parseOutboundDeny('127.0.0.0/8');
     if (!deny.ok) throw new Error(deny.problem);
-    const w = await channelWorld({ outboundDeny: deny.value });
-    try {
-      const receiver = await w.receiver();
-      const channel = await w.createChannel({ name: 'denied', kind: 'ntfy', url: `${receiver.url}/deniedpathsecret` });
-      await w.onEndpoint('web', await w.expiringIn(3, 'denied.example.com'));
-      expect(await w.run()).toMatchObject({ failed: 1, failures: [{ reason: 'outbound-denied', replyCode: null, count: 1 }] });
-      expect(receiver.requests).toHaveLength(0);
-      const [attempt] = await deliveriesOf(w, channel.id);
-      expect(attempt.error).toBe('refused by OUTBOUND_DENY: 127.0.0.1 is in 127.0.0.0/8');
-      expect(JSON.stringify(w.t.logs)).not.toContain('deniedpathsecret');
-    } finally {
-      await w.close();
-    }
+    await withChannelWorld(
+      async (w) => {
+        const receiver = await w.receiver();
+        const channel = await w.createChannel({ name: 'denied', kind: 'ntfy', url: `${receiver.url}/deniedpathsecret` });
+        await w.onEndpoint('web', await w.expiringIn(3, 'denied.example.com'));
+        expect(await w.run()).toMatchObject({ failed: 1, failures: [{ reason: 'outbound-denied', replyCode: null, count: 1 }] });
+        expect(receiver.requests).toHaveLength(0);
+        const [attempt] = await deliveriesOf(w, channel.id);
+        expect(attempt.error).toBe('refused by OUTBOUND_DENY: 127.0.0.1 is in 127.0.0.0/8');
+        expect(JSON.stringify(w.t.logs)).not.toContain('deniedpathsecret');
+      },
+      { outboundDeny: deny.value },
+    );
   });
 
   it('gives up on a receiver that stalls past the 10-second deadline, and retries at the next run', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const receiver = await w.receiver((_request, index) => (index === 0 ? 'stall' : { status: 200 }));
       const channel = await w.createChannel({ name: 'stalling', kind: 'teams', url: `${receiver.url}/workflows/abc` });
       await w.onEndpoint('web', await w.expiringIn(20, 'stall.example.com'));
@@ -305,14 +298,11 @@ describe('delivering to notification channels', () => {
       });
       expect(await w.run()).toMatchObject({ alertsSent: 1, failed: 0 });
       expect(receiver.requests).toHaveLength(2);
-    } finally {
-      await w.close();
-    }
+    });
   }, 60_000);
 
   it('keeps delivering to the other channels while one stalls, and asks the stalled one nothing more that run', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const stalling = await w.receiver(() => 'stall');
       const fast = await w.receiver();
       const slow = await w.createChannel({ name: 'stalling', kind: 'teams', url: `${stalling.url}/workflows/abc` });
@@ -346,14 +336,11 @@ describe('delivering to notification channels', () => {
       stalling.answer(() => ({ status: 200 }));
       expect(await w.run()).toEqual({ alertsSent: 8, alreadySent: 8, failed: 0, failures: [] });
       expect(stalling.requests).toHaveLength(14);
-    } finally {
-      await w.close();
-    }
+    });
   }, 60_000);
 
   it('records only the deliveries a channel accepted among those claimed together, and retries the one it refused', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       // The three go at once, claimed in one transaction; the receiver refuses the second to arrive.
       const receiver = await w.receiver((_request, index) => ({ status: index === 1 ? 503 : 200 }));
       await w.createChannel({ name: 'grouped', kind: 'ntfy', url: `${receiver.url}/certs` });
@@ -370,14 +357,11 @@ describe('delivering to notification channels', () => {
       // The one sent again is the one refused, and no other.
       expect(receiver.requests).toHaveLength(4);
       expect(receiver.requests[3].body).toBe(receiver.requests[1].body);
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('keeps a run’s connections to each channel open for its next deliveries, never sharing one between channels', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       // Two channels on one receiver: the same origin, told apart by their paths.
       const receiver = await w.receiver();
       await w.createChannel({ name: 'first', kind: 'slack', url: `${receiver.url}/services/first` });
@@ -393,14 +377,11 @@ describe('delivering to notification channels', () => {
       // At most one connection per request under way to a channel (6), instead of one per delivery.
       expect(pathsByConnection.size).toBeLessThanOrEqual(12);
       for (const paths of pathsByConnection.values()) expect(paths.size).toBe(1);
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('posts Slack, Teams and ntfy messages from their templates, and routes by tags and events', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const slack = await w.receiver();
       const teams = await w.receiver();
       const ntfy = await w.receiver();
@@ -450,14 +431,11 @@ describe('delivering to notification channels', () => {
       });
       expect(ntfy.requests[0].headers['content-type']).toBe('text/plain; charset=utf-8');
       expect(ntfy.requests[0].body).toContain('The certificate for test.example.com expired on');
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('uses a saved chat template, and lists templates for every chat channel', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const templates = (await w.t.http.get('/api/v1/notification-templates').set(bearer(w.admin)).expect(200)).body as {
         eventType: string;
         channel: string;
@@ -480,14 +458,11 @@ describe('delivering to notification channels', () => {
       expect(ntfy.requests[0].headers).toMatchObject({ title: 'api.example.com: 6d', priority: '4', tags: 'warning,cert_expiring' });
       expect(ntfy.requests[0].headers).not.toHaveProperty('authorization');
       expect(ntfy.requests[0].body).toBe('Renew api.example.com on api.');
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('previews a chat template as its channel shows it, built as its sender builds the message', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const preview = async (eventType: string, channel: string) =>
         (
           await w.t.http
@@ -516,14 +491,11 @@ describe('delivering to notification channels', () => {
         tags: ['rotating_light', 'cert_expired'],
       });
       expect((await preview('cert_expiring', 'pagerduty')).chat).toMatchObject({ title: '<www.example.com> & co', severity: 'warning' });
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('triggers PagerDuty once per certificate event, and resolves once when the certificate is no longer current in scope', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const pagerduty = await w.receiver(() => ({ status: 202, body: '{"status":"success"}' }));
       const channel = await w.createChannel({
         name: 'pd',
@@ -584,14 +556,11 @@ describe('delivering to notification channels', () => {
       expect(metrics).toContain('certkeeper_notifications_total{kind="pagerduty",status="delivered"} 1');
       expect(metrics).toContain('certkeeper_notifications_total{kind="pagerduty",status="resolved"} 1');
       expect(metrics).toContain('certkeeper_notifications_total{kind="pagerduty",status="failed"} 1');
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('gathers a daily channel’s alerts into one message at the first run in or after its hour, each recorded once', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const slack = await w.receiver((_request, index) => ({ status: index === 0 ? 500 : 200 }));
       // Created at 03:00 UTC: its first digest is at today's 09:00.
       const today = new Date(Date.UTC(2031, 2, 10));
@@ -636,14 +605,11 @@ describe('delivering to notification channels', () => {
         .get(DataSource)
         .query<unknown[]>('SELECT 1 FROM notification_deliveries WHERE channel_id = $1', [channel.id]);
       expect(rows).toHaveLength(3);
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('serves channels with mail disabled, and answers the test route with 204 or 502', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const receiver = await w.receiver((_request, index) => ({ status: index === 0 ? 200 : 418 }));
       const channel = await w.createChannel({ name: 'tested', kind: 'webhook', url: `${receiver.url}/in` });
       await w.t.http.post(`/api/v1/notification-channels/${channel.id}/test`).set(bearer(w.admin)).expect(204);
@@ -662,14 +628,11 @@ describe('delivering to notification channels', () => {
         ['test', 'failed'],
         ['test', 'delivered'],
       ]);
-    } finally {
-      await w.close();
-    }
+    });
   });
 
   it('shows no URL path, token or key in any log line, error body, delivery row or dashboard', async () => {
-    const w = await channelWorld();
-    try {
+    await withChannelWorld(async (w) => {
       const refusing = await w.receiver(() => ({ status: 403, body: 'invalid_token S3CRET-ECHO' }));
       const hidden = ['T0SECRET/B0SECRET/slackpathsecret', 'ntfy-token-secret', 'pd-routing-key-secret', 'ntfypathsecret', 'S3CRET-ECHO'];
       const slack = await w.createChannel({ name: 's', kind: 'slack', url: `${refusing.url}/services/T0SECRET/B0SECRET/slackpathsecret` });
@@ -703,8 +666,6 @@ describe('delivering to notification channels', () => {
       expect(w.t.logs.some((line) => String(line.msg).includes('not sent, retried on the next run: the receiver answered HTTP 403'))).toBe(
         true,
       );
-    } finally {
-      await w.close();
-    }
+    });
   });
 });

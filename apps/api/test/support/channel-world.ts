@@ -52,3 +52,13 @@ export async function channelWorld(overrides: Partial<AppConfig> = {}): Promise<
     },
   };
 }
+
+/** Runs `test` in a channel world of its own, closed afterwards whatever the test did. */
+export async function withChannelWorld(test: (w: ChannelWorld) => Promise<void>, overrides: Partial<AppConfig> = {}): Promise<void> {
+  const w = await channelWorld(overrides);
+  try {
+    await test(w);
+  } finally {
+    await w.close();
+  }
+}
