@@ -82,7 +82,7 @@ function wildcardMatches(pattern: string, host: string): boolean {
   // A wildcard needs at least two labels after it: '*.com' would cover a whole top-level domain.
   if (pattern.indexOf('.', 2) === -1) return false;
   const firstDot = host.indexOf('.');
-  return firstDot > 0 && host.length - firstDot === pattern.length - 1 && host.endsWith(pattern.slice(1));
+  return firstDot > 0 && host.slice(firstDot) === pattern.slice(1);
 }
 
 /**
